@@ -1,0 +1,27 @@
+#include "ictus/constraints/perpendicular.h"
+
+namespace ictus {
+
+Perpendicular::Perpendicular(Vec3 axis_base, Vec3 axis_follower)
+    : axis_base_(std::move(axis_base)), axis_follower_(std::move(axis_follower)) {}
+
+void Perpendicular::evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const {
+  const BodyKinematics& bi = ctx.base;
+  const BodyKinematics& bj = ctx.follower;
+  const Vec3 a = bi.R_WB * axis_base_;
+  const Vec3 b = bj.R_WB * axis_follower_;
+  const Vec3 c = a.cross(b);
+  const Vec3 c_rate = bi.w_W.cross(a).cross(b) + a.cross(bj.w_W.cross(b));
+
+  ConstraintRow& row = rows[0];
+  row.J_follower.head<3>().setZero();
+  row.J_follower.tail<3>() = -(bj.R_WB.transpose() * c);
+  row.J_base.head<3>().setZero();
+  row.J_base.tail<3>() = bi.R_WB.transpose() * c;
+  row.gamma = -(bi.w_W - bj.w_W).dot(c_rate);
+  row.target = 0.0;
+  row.position_error = a.dot(b);
+  row.has_position_error = true;
+}
+
+}  // namespace ictus
