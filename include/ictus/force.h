@@ -1,0 +1,118 @@
+// Force elements: everything that contributes to f in M u' - D^T p = f.
+//
+// A force element adds a force (world axes, through the centre of mass) and a
+// torque (body axes) to the bodies it acts on, and states how its power
+// splits, so that the energy audit closes:
+//   * conservative part -> potential_energy();
+//   * dissipative part  -> dissipated power (>= 0);
+//   * everything else   -> applied power (work of external loads).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ictus/body.h"
+#include "ictus/error.h"
+#include "ictus/expression.h"
+
+namespace ictus {
+
+namespace internal {
+class CompiledExpression;
+}
+
+/// Generalised force on one body: force through the centre of mass (world
+/// axes) and torque about the centre of mass (body axes).
+struct BodyLoad {
+  Vec3 force_W = Vec3::Zero();
+  Vec3 torque_B = Vec3::Zero();
+};
+
+/// Read access to body kinematics and time while forces are evaluated.
+class ForceContext {
+ public:
+  ForceContext(std::span<const BodyKinematics> bodies, double t) : bodies_(bodies), t_(t) {}
+  const BodyKinematics& body(BodyIndex b) const;
+  double t() const { return t_; }
+
+ private:
+  std::span<const BodyKinematics> bodies_;
+  double t_;
+};
+
+/// Adds a load to a body (ignored for the ground).
+class LoadAccumulator {
+ public:
+  explicit LoadAccumulator(std::span<BodyLoad> loads) : loads_(loads) {}
+  /// Force applied at world point p_W on body b whose kinematics is `kin`.
+  void add_force_at(BodyIndex b, const BodyKinematics& kin, const Vec3& force_W, const Vec3& p_W);
+  void add_torque_W(BodyIndex b, const BodyKinematics& kin, const Vec3& torque_W);
+
+ private:
+  std::span<BodyLoad> loads_;
+};
+
+/// How an element's power splits (watts).
+struct ForcePower {
+  double applied = 0.0;     ///< power of external (non-conservative, non-dissipative) loads
+  double dissipated = 0.0;  ///< power removed by damping, >= 0
+};
+
+struct Joint;
+
+/// Services available to an element while the System is being built.
+class ForceBuildContext {
+ public:
+  virtual ~ForceBuildContext() = default;
+  virtual const std::vector<Body>& bodies() const = 0;
+  /// The joint called `name`; throws ModelError naming `element` if there is none.
+  virtual const Joint& joint(const std::string& name, const std::string& element,
+                             const SourceLocation& where) const = 0;
+  /// Compiles a formula of t and position/velocity channels.
+  virtual std::unique_ptr<internal::CompiledExpression> compile(const Expression& expr,
+                                                                const std::string& element) = 0;
+  /// Slot that holds the current value of a position/velocity channel.
+  virtual const double* bind_channel(const std::string& channel, const std::string& element,
+                                     const SourceLocation& where) = 0;
+};
+
+/// Interface of a force element. Elements are prototypes held by the Model;
+/// each System works on its own clone, prepared once (formulas compiled).
+class ForceElement {
+ public:
+  explicit ForceElement(std::string name, SourceLocation where = {})
+      : name_(std::move(name)), where_(std::move(where)) {}
+  virtual ~ForceElement() = default;
+
+  const std::string& name() const { return name_; }
+  const SourceLocation& where() const { return where_; }
+  /// "force element 'name'", for messages.
+  std::string element_label() const;
+
+  virtual std::string_view kind() const = 0;
+  virtual std::unique_ptr<ForceElement> clone() const = 0;
+  /// Compiles formulas. Called once on the System's clone.
+  virtual void prepare(ForceBuildContext& /*ctx*/) {}
+  /// Bodies the element acts on (for validation and reports).
+  virtual std::vector<BodyIndex> bodies() const = 0;
+  /// Adds this element's loads; returns its power split.
+  virtual ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const = 0;
+  virtual double potential_energy(const ForceContext& /*ctx*/) const { return 0.0; }
+  /// Names of the element's output channels (suffixes after "<name>.").
+  virtual std::vector<std::string> channel_names() const { return {}; }
+  /// Value of channel k, valid after apply() at the same state.
+  virtual double channel_value(int /*k*/, const ForceContext& /*ctx*/) const { return 0.0; }
+
+ protected:
+  ForceElement(const ForceElement&) = default;
+  ForceElement& operator=(const ForceElement&) = default;
+
+ private:
+  std::string name_;
+  SourceLocation where_;
+};
+
+}  // namespace ictus

@@ -1,0 +1,181 @@
+// The Model: what the user described, validated. It knows nothing about
+// integration. A model file is loaded into exactly these objects, and a C++
+// program can build the same objects directly (docs/tutorial.md).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ictus/body.h"
+#include "ictus/error.h"
+#include "ictus/expression.h"
+#include "ictus/force.h"
+#include "ictus/joint.h"
+
+namespace ictus {
+
+/// Prescribes a joint coordinate as a function of time (a rheonomic
+/// constraint): the angle of a revolute/cylindrical joint or the translation
+/// of a prismatic/cylindrical joint. It adds one elementary constraint to the
+/// joint; its multiplier is the actuator torque or force.
+struct Driver {
+  enum class Coordinate { kAngle, kTranslation };
+  std::string name;
+  std::string joint;  ///< name of the driven joint
+  Coordinate coordinate = Coordinate::kAngle;
+  Motion motion;      ///< joint coordinate [rad or m] as a function of t
+  SourceLocation where;
+};
+
+/// What an event does.
+struct Action {
+  enum class Kind {
+    kStop,     ///< end the run (successfully)
+    kEnable,   ///< switch an element on (force, driver, joint, or one constraint)
+    kDisable,  ///< switch it off
+  };
+  Kind kind = Kind::kStop;
+  std::string target;  ///< element name for kEnable/kDisable
+  SourceLocation where;
+};
+
+/// A zero-crossing event: fires when `condition` becomes true (and, if
+/// `on_false` is not empty, again when it becomes false).
+struct Event {
+  std::string name;
+  Condition condition;
+  std::vector<Action> on_true;
+  std::vector<Action> on_false;
+  bool once = false;  ///< disarmed after the first firing
+  SourceLocation where;
+};
+
+/// Integrator choice and tolerances.
+struct IntegratorSettings {
+  std::string name = "dopri5";  ///< "dopri5" (adaptive) or "rk4" (fixed step)
+  double rtol = 1e-8;
+  double atol = 1e-10;
+  double step = 1e-3;           ///< fixed step for rk4, initial step guess for dopri5
+  double max_step = 0.0;        ///< 0: no limit besides the output step
+  SourceLocation where;
+};
+
+/// Drift control of the constraints (seed 000 eqs. 6-7).
+struct StabilisationSettings {
+  double baumgarte_position = 100.0;  ///< beta_c [1/s^2] multiplying Delta
+  double baumgarte_velocity = 20.0;   ///< beta_k [1/s] multiplying Delta'
+  bool projection = false;  ///< project positions and velocities after each step
+  double projection_tolerance = 1e-10;  ///< position violation that triggers projection [m, rad]
+};
+
+/// A requested output channel: an exact name or a pattern with '*'.
+struct OutputRequest {
+  std::string pattern;
+  SourceLocation where;
+};
+
+/// What to simulate and what to write.
+struct SimulationSettings {
+  double start = 0.0;
+  double until = 1.0;
+  double output_step = 0.01;  ///< spacing of the samples written to results.csv
+  std::vector<OutputRequest> outputs;  ///< channels or patterns ("pivot.*"); empty: defaults
+  IntegratorSettings integrator;
+  StabilisationSettings stabilisation;
+  SourceLocation where;
+};
+
+/// A channel whose initial value is held exactly while the other initial
+/// velocities are found ("these velocities are given, find the rest", seed 000).
+struct GivenVelocity {
+  std::string channel;  ///< e.g. "crank.omega" or "wheel.vx"
+  Expression value;
+  SourceLocation where;
+};
+
+class Model {
+ public:
+  Model();
+
+  // --- building -----------------------------------------------------------
+  /// Adds a validated body; returns its index. Names must be unique.
+  BodyIndex add_body(Body body);
+  /// Adds a joint of a standard type placed in world coordinates at the
+  /// initial configuration. Returns its index.
+  int add_joint(const std::string& name, const std::string& type, const std::string& base,
+                const std::string& follower, const JointPlacement& placement,
+                SourceLocation where = {});
+  /// Adds a joint built by hand (frames and members set). Returns its index.
+  int add_joint(Joint joint);
+  void add_force(std::unique_ptr<ForceElement> force);
+  void add_driver(Driver driver);
+  /// Adds an event. Its name is an identifier, or "<element>.<what>" for
+  /// events generated from an element's switching keys (until, after, ...).
+  void add_event(Event event);
+  /// Marks a switchable element (force, driver, joint, joint member) as off
+  /// at the start of the run.
+  void set_initially_enabled(const std::string& element, bool on);
+  void add_given_velocity(GivenVelocity given);
+  /// Sets gravity (world axes) and adds the gravity force element.
+  void set_gravity(const Vec3& g, SourceLocation where = {});
+  void set_parameter(const std::string& name, double value);
+
+  SimulationSettings& settings() { return settings_; }
+  const SimulationSettings& settings() const { return settings_; }
+
+  // --- reading ------------------------------------------------------------
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+  const std::vector<Body>& bodies() const { return bodies_; }
+  const std::vector<Joint>& joints() const { return joints_; }
+  const std::vector<std::unique_ptr<ForceElement>>& forces() const { return forces_; }
+  const std::vector<Driver>& drivers() const { return drivers_; }
+  const std::vector<Event>& events() const { return events_; }
+  const std::vector<GivenVelocity>& given_velocities() const { return given_; }
+  const std::vector<std::string>& initially_disabled() const { return initially_disabled_; }
+  const std::map<std::string, double, std::less<>>& parameters() const { return parameters_; }
+  const Vec3& gravity() const { return gravity_; }
+
+  /// Index of the body called `name` (kGround for "ground"); throws ModelError
+  /// naming `element` at `where` with the known names if there is none.
+  BodyIndex body_index(const std::string& name, const std::string& element = {},
+                       const SourceLocation& where = {}) const;
+  /// Index of the joint called `name`, or -1.
+  int find_joint(const std::string& name) const;
+  /// Name of body b ("ground" for kGround).
+  const std::string& body_name(BodyIndex b) const;
+  /// Initial position and orientation of body b (origin/identity for ground).
+  Vec3 initial_position(BodyIndex b) const;
+  Quat initial_orientation(BodyIndex b) const;
+
+  /// Checks cross references (event targets, driver joints) that can only be
+  /// checked once everything is added. Throws ModelError.
+  void validate() const;
+
+  Model(const Model& other);
+  Model& operator=(const Model& other);
+  Model(Model&&) noexcept = default;
+  Model& operator=(Model&&) noexcept = default;
+
+ private:
+  void claim_name(const std::string& name, const std::string& element,
+                  const SourceLocation& where);
+
+  std::string name_ = "model";
+  std::vector<Body> bodies_;
+  std::vector<Joint> joints_;
+  std::vector<std::unique_ptr<ForceElement>> forces_;
+  std::vector<Driver> drivers_;
+  std::vector<Event> events_;
+  std::vector<GivenVelocity> given_;
+  std::vector<std::string> initially_disabled_;
+  std::map<std::string, double, std::less<>> parameters_;
+  std::map<std::string, std::string, std::less<>> names_;  // element name -> kind
+  Vec3 gravity_ = Vec3::Zero();
+  SimulationSettings settings_;
+};
+
+}  // namespace ictus

@@ -1,0 +1,249 @@
+#include "ictus/model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "ictus/forces/gravity.h"
+#include "text_util.h"
+
+namespace ictus {
+
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) != 0) return false;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_') return false;
+  return true;
+}
+
+}  // namespace
+
+Model::Model() = default;
+
+Model::Model(const Model& other)
+    : name_(other.name_),
+      bodies_(other.bodies_),
+      joints_(other.joints_),
+      drivers_(other.drivers_),
+      events_(other.events_),
+      given_(other.given_),
+      parameters_(other.parameters_),
+      names_(other.names_),
+      gravity_(other.gravity_),
+      settings_(other.settings_) {
+  forces_.reserve(other.forces_.size());
+  for (const auto& f : other.forces_) forces_.push_back(f->clone());
+}
+
+Model& Model::operator=(const Model& other) {
+  if (this != &other) {
+    Model copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+void Model::claim_name(const std::string& name, const std::string& element,
+                       const SourceLocation& where) {
+  if (!is_identifier(name))
+    throw ModelError(where, element,
+                     "names must start with a letter or '_' and contain only letters, digits "
+                     "and '_' (they become channel names such as 'name.x')");
+  if (name == "ground" || name == "energy" || name == "system" || name == "t")
+    throw ModelError(where, element, fmt::format("'{}' is a reserved name", name));
+  if (const auto it = names_.find(name); it != names_.end())
+    throw ModelError(where, element,
+                     fmt::format("the name '{}' is already used by a {}", name, it->second));
+  names_.emplace(name, element.substr(0, element.find(' ')));
+}
+
+BodyIndex Model::add_body(Body body) {
+  const std::string element = fmt::format("body '{}'", body.name);
+  claim_name(body.name, element, body.where);
+  body.validate();
+  bodies_.push_back(std::move(body));
+  return static_cast<BodyIndex>(bodies_.size() - 1);
+}
+
+int Model::add_joint(const std::string& name, const std::string& type, const std::string& base,
+                     const std::string& follower, const JointPlacement& placement,
+                     SourceLocation where) {
+  Joint joint;
+  joint.name = name;
+  joint.type = type;
+  joint.where = where;
+  const std::string element = fmt::format("joint '{}'", name);
+  joint.base = body_index(base, element, where);
+  joint.follower = body_index(follower, element, where);
+  place_joint(joint, placement, initial_position(joint.base), initial_orientation(joint.base),
+              initial_position(joint.follower), initial_orientation(joint.follower));
+  add_standard_constraints(joint);
+  return add_joint(std::move(joint));
+}
+
+int Model::add_joint(Joint joint) {
+  const std::string element = fmt::format("joint '{}'", joint.name);
+  claim_name(joint.name, element, joint.where);
+  if (joint.base == joint.follower)
+    throw ModelError(joint.where, element,
+                     fmt::format("a joint needs two different bodies, got '{}' twice",
+                                 body_name(joint.base)));
+  if (joint.members.empty())
+    throw ModelError(joint.where, element, "a joint needs at least one elementary constraint");
+  for (const BodyIndex b : {joint.base, joint.follower})
+    if (b != kGround && (b < 0 || b >= static_cast<BodyIndex>(bodies_.size())))
+      throw ModelError(joint.where, element, fmt::format("body index {} does not exist", b));
+  joints_.push_back(std::move(joint));
+  return static_cast<int>(joints_.size() - 1);
+}
+
+void Model::add_force(std::unique_ptr<ForceElement> force) {
+  claim_name(force->name(), force->element_label(), force->where());
+  for (const BodyIndex b : force->bodies())
+    if (b != kGround && (b < 0 || b >= static_cast<BodyIndex>(bodies_.size())))
+      throw ModelError(force->where(), force->element_label(),
+                       fmt::format("body index {} does not exist", b));
+  forces_.push_back(std::move(force));
+}
+
+void Model::add_driver(Driver driver) {
+  const std::string element = fmt::format("driver '{}'", driver.name);
+  claim_name(driver.name, element, driver.where);
+  const int j = find_joint(driver.joint);
+  if (j < 0) {
+    std::vector<std::string> names;
+    for (const Joint& jt : joints_) names.push_back(jt.name);
+    throw ModelError(driver.where, element,
+                     fmt::format("unknown joint '{}'{}; known joints: {}", driver.joint,
+                                 internal::did_you_mean(driver.joint, names),
+                                 internal::join_names(names)));
+  }
+  const Joint& joint = joints_[static_cast<std::size_t>(j)];
+  if (driver.coordinate == Driver::Coordinate::kAngle && !joint.has_angle)
+    throw ModelError(driver.where, element,
+                     fmt::format("joint '{}' ({}) has no rotation coordinate to drive; an angle "
+                                 "driver needs a revolute, cylindrical or planar joint",
+                                 joint.name, joint.type));
+  if (driver.coordinate == Driver::Coordinate::kTranslation && !joint.has_translation)
+    throw ModelError(driver.where, element,
+                     fmt::format("joint '{}' ({}) has no translation coordinate to drive; a "
+                                 "position driver needs a prismatic or cylindrical joint",
+                                 joint.name, joint.type));
+  drivers_.push_back(std::move(driver));
+}
+
+void Model::add_event(Event event) {
+  const auto dot = event.name.find('.');
+  if (dot == std::string::npos) {
+    claim_name(event.name, fmt::format("event '{}'", event.name), event.where);
+  } else if (names_.find(event.name.substr(0, dot)) == names_.end()) {
+    throw ModelError(event.where, fmt::format("event '{}'", event.name),
+                     "a generated event must be named '<element>.<what>' after an existing "
+                     "element");
+  }
+  events_.push_back(std::move(event));
+}
+
+void Model::set_initially_enabled(const std::string& element, bool on) {
+  std::erase(initially_disabled_, element);
+  if (!on) initially_disabled_.push_back(element);
+}
+
+void Model::add_given_velocity(GivenVelocity given) { given_.push_back(std::move(given)); }
+
+void Model::set_gravity(const Vec3& g, SourceLocation where) {
+  if (!g.allFinite()) throw ModelError(where, "gravity", "gravity must be finite");
+  gravity_ = g;
+  for (auto& f : forces_)
+    if (f->kind() == "gravity") {
+      f = std::make_unique<Gravity>(g, where);
+      return;
+    }
+  names_.emplace("gravity", "force");
+  forces_.push_back(std::make_unique<Gravity>(g, where));
+}
+
+void Model::set_parameter(const std::string& name, double value) {
+  if (!is_identifier(name))
+    throw ModelError({}, fmt::format("parameter '{}'", name), "parameter names must be identifiers");
+  parameters_[name] = value;
+}
+
+BodyIndex Model::body_index(const std::string& name, const std::string& element,
+                            const SourceLocation& where) const {
+  if (name == "ground") return kGround;
+  for (std::size_t i = 0; i < bodies_.size(); ++i)
+    if (bodies_[i].name == name) return static_cast<BodyIndex>(i);
+  std::vector<std::string> names{"ground"};
+  for (const Body& b : bodies_) names.push_back(b.name);
+  throw ModelError(where, element,
+                   fmt::format("unknown body '{}'{}; known bodies: {}", name,
+                               internal::did_you_mean(name, names), internal::join_names(names)));
+}
+
+int Model::find_joint(const std::string& name) const {
+  for (std::size_t i = 0; i < joints_.size(); ++i)
+    if (joints_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+const std::string& Model::body_name(BodyIndex b) const {
+  static const std::string kGroundName = "ground";
+  return b == kGround ? kGroundName : bodies_[static_cast<std::size_t>(b)].name;
+}
+
+Vec3 Model::initial_position(BodyIndex b) const {
+  return b == kGround ? Vec3::Zero() : bodies_[static_cast<std::size_t>(b)].position;
+}
+
+Quat Model::initial_orientation(BodyIndex b) const {
+  return b == kGround ? Quat::Identity() : bodies_[static_cast<std::size_t>(b)].orientation;
+}
+
+void Model::validate() const {
+  // event targets: forces, drivers, joints, or "<joint>.<member label>"
+  std::vector<std::string> targets;
+  for (const auto& f : forces_) targets.push_back(f->name());
+  for (const Driver& d : drivers_) targets.push_back(d.name);
+  for (const Joint& j : joints_) {
+    targets.push_back(j.name);
+    for (const JointMember& m : j.members) targets.push_back(j.name + "." + m.label);
+  }
+  for (const std::string& name : initially_disabled_)
+    if (std::find(targets.begin(), targets.end(), name) == targets.end())
+      throw ModelError({}, fmt::format("element '{}'", name),
+                       fmt::format("cannot be switched off: no such switchable element{}",
+                                   internal::did_you_mean(name, targets)));
+  for (const Event& e : events_)
+    for (const auto* list : {&e.on_true, &e.on_false})
+      for (const Action& a : *list) {
+        if (a.kind == Action::Kind::kStop) continue;
+        if (std::find(targets.begin(), targets.end(), a.target) == targets.end())
+          throw ModelError(a.where.known() ? a.where : e.where, fmt::format("event '{}'", e.name),
+                           fmt::format("unknown element '{}'{}; switchable elements: {}",
+                                       a.target, internal::did_you_mean(a.target, targets),
+                                       internal::join_names(targets)));
+      }
+  if (!(settings_.until > settings_.start))
+    throw ModelError(settings_.where, "simulate",
+                     fmt::format("'until' ({}) must be later than 'start' ({})", settings_.until,
+                                 settings_.start));
+  if (!(settings_.output_step > 0.0))
+    throw ModelError(settings_.where, "simulate", "'output_step' must be positive");
+  const IntegratorSettings& in = settings_.integrator;
+  if (in.name != "dopri5" && in.name != "rk4")
+    throw ModelError(in.where, "simulate",
+                     fmt::format("unknown integrator '{}'; known integrators: dopri5, rk4",
+                                 in.name));
+  if (!(in.rtol > 0.0) || !(in.atol > 0.0))
+    throw ModelError(in.where, "simulate", "tolerances 'rtol' and 'atol' must be positive");
+  if (!(in.step > 0.0)) throw ModelError(in.where, "simulate", "'step' must be positive");
+  const StabilisationSettings& st = settings_.stabilisation;
+  if (!(st.baumgarte_position >= 0.0) || !(st.baumgarte_velocity >= 0.0))
+    throw ModelError(settings_.where, "stabilisation", "Baumgarte gains must be >= 0");
+}
+
+}  // namespace ictus
