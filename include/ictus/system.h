@@ -1,0 +1,161 @@
+// The System: the numbers behind a Model.
+//
+// State vector y (docs/theory/equations.md):
+//   per body b: [ p_WB (3), q_WB (4: w, x, y, z) ]        positions, 7 per body
+//   per body b: [ v_WB (3), w_B (3) ]                     velocities, 6 per body
+//   audit:      [ applied work, driver work, dissipated energy ]
+//
+// Equations of motion (seed 000 eqs. 1, 6, 7), with u the velocities:
+//   M u' - D^T p = f(q, u, t)
+//   D u' = gamma - beta_c Delta - beta_k (D u - h)
+// solved through the Schur complement S = D M^-1 D^T (schur_solver.h).
+// The multipliers p are the constraint reactions.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ictus/math.h"
+#include "ictus/model.h"
+
+namespace ictus {
+
+/// What must be computed before a channel can be read.
+enum class Stage {
+  kKinematics,  ///< positions and velocities (and quantities derived from them)
+  kDynamics,    ///< accelerations and reactions (needs the linear solve)
+};
+
+/// Description of an output channel.
+struct ChannelInfo {
+  std::string name;  ///< e.g. "pivot.Fz"
+  std::string unit;  ///< SI unit, e.g. "N"
+  Stage stage = Stage::kKinematics;
+  std::string description;
+};
+
+/// What `ictus check` reports about the current constraint structure.
+struct StructureReport {
+  int bodies = 0;
+  int rows = 0;               ///< active elementary constraint rows
+  int independent_rows = 0;   ///< rank of D
+  int nonholonomic_rows = 0;  ///< lone rotation locks (velocity-level only)
+  int dof = 0;                ///< 6 * bodies - rank(D)
+  int gruebler_dof = 0;       ///< 6 * bodies - rows (Gruebler-Kutzbach count)
+  std::vector<std::string> redundant_rows;  ///< rows eliminated as dependent
+  /// For each redundant row, the rows it depends on.
+  std::vector<std::vector<std::string>> dependencies;
+  /// Joints whose reactions are not unique because of the redundancy.
+  std::vector<std::string> non_unique_reactions;
+  double condition_estimate = 1.0;  ///< max/min LDL^T pivot of S (seed 000)
+  double max_position_violation = 0.0;
+  std::string worst_row;  ///< row with the largest position violation
+  long factor_nonzeros = 0;  ///< non-zeros of the Cholesky factor of S
+};
+
+/// Outcome of an impulsive velocity change.
+struct ImpulseResult {
+  std::vector<std::string> row_names;   ///< rows that received impulses
+  std::vector<double> impulses;         ///< per row [N s or N m s]
+  double kinetic_before = 0.0;
+  double kinetic_after = 0.0;
+};
+
+class System {
+ public:
+  /// Builds the numerical system. Throws ModelError if formulas, channel
+  /// references or the constraint set are invalid.
+  explicit System(const Model& model);
+  ~System();
+  System(const System&) = delete;
+  System& operator=(const System&) = delete;
+
+  const Model& model() const;
+
+  // --- state --------------------------------------------------------------
+  int body_count() const;
+  int state_size() const;
+  /// The model's initial state (not yet assembled onto the constraints).
+  VecX initial_state() const;
+  /// Normalises the quaternions in y.
+  void normalize(Eigen::Ref<VecX> y) const;
+
+  // --- structure (what is switched on) --------------------------------------
+  /// Names of everything that can be switched: forces, drivers, joints and
+  /// single joint members ("hinge.lock_x").
+  std::vector<std::string> switchable_elements() const;
+  bool enabled(std::string_view element) const;
+  /// Switches an element. Returns true if the constraint structure changed
+  /// (it is then rebuilt at the next evaluation). Throws
+  /// std::invalid_argument for an unknown name.
+  bool set_enabled(std::string_view element, bool on);
+  /// Number of times the constraint structure has been (re)analysed.
+  int structure_version() const;
+
+  // --- evaluation -----------------------------------------------------------
+  /// y' = F(t, y). Does not allocate once the structure is analysed.
+  /// Throws SimulationError if the constraint set is inconsistent or a value
+  /// is not finite.
+  void derivative(double t, const VecX& y, Eigen::Ref<VecX> dy);
+  /// Evaluates the state up to `stage` so channels can be read.
+  void evaluate(double t, const VecX& y, Stage stage);
+  /// Records an accepted state (joint angles are unwrapped across steps).
+  void accept(double t, const VecX& y);
+
+  // --- initial conditions and projection ------------------------------------
+  /// Moves positions onto the holonomic constraints (Newton, mass-weighted
+  /// least change), then finds consistent velocities holding the model's
+  /// given velocities exactly. Throws ModelError if that is impossible.
+  void assemble(double t, VecX& y);
+  /// Projects positions (if the violation exceeds `tolerance`) and velocities
+  /// onto the constraints. Returns true if y changed.
+  bool project(double t, VecX& y, double tolerance);
+  /// Largest position-level violation of the active holonomic rows.
+  double position_violation(double t, const VecX& y);
+  /// Largest velocity-level violation |D u - h|.
+  double velocity_violation(double t, const VecX& y);
+  /// Books `energy` [J] as dissipated in the audit entries of y (impacts,
+  /// elements switched off).
+  void add_dissipated_energy(VecX& y, double energy) const;
+  /// Makes the channel energy.balance zero at this state.
+  void set_energy_reference(double t, const VecX& y);
+
+  // --- channels -------------------------------------------------------------
+  int channel_count() const;
+  const ChannelInfo& channel_info(int k) const;
+  /// Index of channel `name` or -1.
+  int find_channel(std::string_view name) const;
+  /// Value of channel k at the last evaluate()/derivative() state.
+  double channel_value(int k) const;
+
+  // --- switching conditions -------------------------------------------------
+  /// Compiles a condition (expression.h); returns its handle. Throws ModelError.
+  int add_condition(const Condition& condition, const std::string& element);
+  /// Stage needed to evaluate condition `handle`.
+  Stage condition_stage(int handle) const;
+  /// The continuous function g of condition `handle` at the last evaluated
+  /// state: positive exactly where the condition holds.
+  double condition_value(int handle);
+
+  // --- impacts ----------------------------------------------------------------
+  /// Imposes the active constraints on the velocities of y by an impulse
+  /// (seed 000 eqs. 3-4, plastic): S p = h - D u, u += M^-1 D^T p. Positions
+  /// do not change. Throws SimulationError if the rows are inconsistent.
+  ImpulseResult apply_impact(double t, VecX& y);
+
+  // --- reports --------------------------------------------------------------
+  /// Analyses the current structure at state y (rank, redundancy, condition).
+  StructureReport structure_report(double t, const VecX& y);
+  /// Warnings collected while building or analysing (redundant constraints).
+  const std::vector<std::string>& warnings() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ictus

@@ -1,0 +1,168 @@
+#include "schur_solver.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace ictus::internal {
+
+void SchurSolver::analyse(std::span<const RowBodies> rows, int body_count) {
+  size_ = static_cast<int>(rows.size());
+  contributions_.clear();
+  diagonal_.assign(rows.size(), 0.0);
+  work_.resize(size_);
+
+  // rows touching each body: (row, touches as follower)
+  std::vector<std::vector<std::pair<int, bool>>> by_body(static_cast<std::size_t>(body_count));
+  for (int r = 0; r < size_; ++r) {
+    const RowBodies& rb = rows[static_cast<std::size_t>(r)];
+    if (rb.base != kGround) by_body[static_cast<std::size_t>(rb.base)].emplace_back(r, false);
+    if (rb.follower != kGround)
+      by_body[static_cast<std::size_t>(rb.follower)].emplace_back(r, true);
+  }
+
+  // pattern of S (upper triangle, original order); every row has a diagonal
+  std::vector<Eigen::Triplet<double, int>> upper;
+  for (int r = 0; r < size_; ++r) upper.emplace_back(r, r, 1.0);
+  for (int b = 0; b < body_count; ++b) {
+    const auto& list = by_body[static_cast<std::size_t>(b)];
+    for (std::size_t i = 0; i < list.size(); ++i)
+      for (std::size_t k = i; k < list.size(); ++k) {
+        const auto [ra, fa] = list[i];
+        const auto [rb, fb] = list[k];
+        contributions_.push_back({std::min(ra, rb), std::max(ra, rb), b, ra <= rb ? fa : fb,
+                                  ra <= rb ? fb : fa, -1});
+        if (ra != rb) upper.emplace_back(std::min(ra, rb), std::max(ra, rb), 1.0);
+      }
+  }
+  Eigen::SparseMatrix<double> pattern(size_, size_);
+  pattern.setFromTriplets(upper.begin(), upper.end(), [](double a, double) { return a; });
+
+  // fill-reducing ordering (AMD), computed by Eigen
+  factor_.analyzePattern(pattern);
+  const auto& p = factor_.permutationP().indices();
+  permutation_.assign(p.data(), p.data() + size_);
+  inverse_permutation_.assign(static_cast<std::size_t>(size_), 0);
+  for (int i = 0; i < size_; ++i)
+    inverse_permutation_[static_cast<std::size_t>(permutation_[static_cast<std::size_t>(i)])] = i;
+
+  // the permuted upper triangle, assembled in place on every evaluation;
+  // Eigen's symbolic analysis above was done on exactly this pattern
+  permuted_.resize(size_, size_);
+  permuted_.selfadjointView<Eigen::Upper>() =
+      pattern.selfadjointView<Eigen::Upper>().twistedBy(factor_.permutationP());
+  permuted_.makeCompressed();
+  std::fill(permuted_.valuePtr(), permuted_.valuePtr() + permuted_.nonZeros(), 0.0);
+
+  auto value_index = [&](int a, int b) {
+    const int pa = permutation_[static_cast<std::size_t>(a)];
+    const int pb = permutation_[static_cast<std::size_t>(b)];
+    const int row = std::min(pa, pb);
+    const int col = std::max(pa, pb);
+    const int* inner = permuted_.innerIndexPtr();
+    const int begin = permuted_.outerIndexPtr()[col];
+    const int end = permuted_.outerIndexPtr()[col + 1];
+    const int* it = std::lower_bound(inner + begin, inner + end, row);
+    assert(it != inner + end && *it == row);
+    return static_cast<int>(it - inner);
+  };
+  for (Contribution& c : contributions_) c.value_index = value_index(c.row_a, c.row_b);
+  diagonal_index_.resize(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) diagonal_index_[static_cast<std::size_t>(r)] = value_index(r, r);
+}
+
+}  // namespace ictus::internal
+
+namespace ictus::internal {
+
+void SchurSolver::assemble(std::span<const ConstraintRow> rows,
+                           std::span<const InverseMass> inverse_mass,
+                           std::span<const char> dropped) {
+  double* values = permuted_.valuePtr();
+  std::fill(values, values + permuted_.nonZeros(), 0.0);
+  for (const Contribution& c : contributions_) {
+    const auto a = static_cast<std::size_t>(c.row_a);
+    const auto b = static_cast<std::size_t>(c.row_b);
+    if (dropped[a] != 0 || dropped[b] != 0) continue;
+    const Vec6& ja = c.a_is_follower ? rows[a].J_follower : rows[a].J_base;
+    const Vec6& jb = c.b_is_follower ? rows[b].J_follower : rows[b].J_base;
+    values[c.value_index] +=
+        ja.dot(apply_inverse_mass(inverse_mass[static_cast<std::size_t>(c.body)], jb));
+  }
+  for (int r = 0; r < size_; ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (dropped[ri] != 0) values[diagonal_index_[ri]] = 1.0;
+    diagonal_[ri] = values[diagonal_index_[ri]];
+  }
+}
+
+bool SchurSolver::factorize() {
+  if (size_ == 0) return true;
+  factor_.factorize_permuted(permuted_);
+  return factor_.info() == Eigen::Success;
+}
+
+void SchurSolver::solve_in_place(Eigen::Ref<VecX> b) const {
+  if (size_ == 0) return;
+  for (int i = 0; i < size_; ++i) work_(permutation_[static_cast<std::size_t>(i)]) = b(i);
+  factor_.matrixL().solveInPlace(work_);
+  work_.array() /= factor_.vectorD().array();
+  factor_.matrixU().solveInPlace(work_);
+  for (int i = 0; i < size_; ++i) b(i) = work_(permutation_[static_cast<std::size_t>(i)]);
+}
+
+namespace {
+bool dependent(double pivot, double diagonal, double max_diagonal) {
+  return diagonal <= 1e-14 * max_diagonal ||
+         pivot <= SchurSolver::kDependencyTolerance * diagonal;
+}
+}  // namespace
+
+int SchurSolver::first_dependent_row(std::span<const char> dropped) const {
+  const double max_diagonal =
+      diagonal_.empty() ? 0.0 : *std::max_element(diagonal_.begin(), diagonal_.end());
+  const auto& d = factor_.vectorD();
+  for (int k = 0; k < size_; ++k) {
+    const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
+    if (dropped[r] != 0) continue;
+    if (dependent(d(k), diagonal_[r], max_diagonal) || !std::isfinite(d(k)))
+      return static_cast<int>(r);
+  }
+  return -1;
+}
+
+std::pair<double, int> SchurSolver::smallest_pivot_ratio(std::span<const char> dropped) const {
+  double smallest = std::numeric_limits<double>::infinity();
+  int row = -1;
+  const auto& d = factor_.vectorD();
+  for (int k = 0; k < size_; ++k) {
+    const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
+    if (dropped[r] != 0) continue;
+    const double ratio = diagonal_[r] > 0.0 ? d(k) / diagonal_[r] : 0.0;
+    if (!(ratio >= smallest)) {
+      smallest = ratio;
+      row = static_cast<int>(r);
+    }
+  }
+  return {smallest, row};
+}
+
+double SchurSolver::pivot_spread(std::span<const char> dropped) const {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = 0.0;
+  const auto& d = factor_.vectorD();
+  for (int k = 0; k < size_; ++k) {
+    const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
+    if (dropped[r] != 0) continue;
+    lo = std::min(lo, d(k));
+    hi = std::max(hi, d(k));
+  }
+  return hi > 0.0 && lo > 0.0 ? hi / lo : (hi > 0.0 ? std::numeric_limits<double>::infinity() : 1.0);
+}
+
+Eigen::Index SchurSolver::factor_nonzeros() const {
+  return size_ == 0 ? 0 : factor_.matrixL().nestedExpression().nonZeros();
+}
+
+}  // namespace ictus::internal

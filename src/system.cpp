@@ -1,0 +1,353 @@
+#include "ictus/system.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "ictus/constraints/point_on_plane.h"
+#include "ictus/constraints/rotation_lock.h"
+#include "system_impl.h"
+#include "text_util.h"
+
+namespace ictus {
+
+namespace {
+
+// The services a force element may use while the System is built.
+class BuildContext final : public ForceBuildContext {
+ public:
+  explicit BuildContext(System::Impl& impl) : impl_(impl) {}
+  const std::vector<Body>& bodies() const override { return impl_.model.bodies(); }
+  const Joint& joint(const std::string& name, const std::string& element,
+                     const SourceLocation& where) const override {
+    const int j = impl_.model.find_joint(name);
+    if (j < 0) {
+      std::vector<std::string> names;
+      for (const Joint& jt : impl_.model.joints()) names.push_back(jt.name);
+      throw ModelError(where, element,
+                       fmt::format("unknown joint '{}'{}; known joints: {}", name,
+                                   internal::did_you_mean(name, names),
+                                   internal::join_names(names)));
+    }
+    return impl_.model.joints()[static_cast<std::size_t>(j)];
+  }
+  std::unique_ptr<internal::CompiledExpression> compile(const Expression& expr,
+                                                        const std::string& element) override {
+    return impl_.compile(expr, element, false);
+  }
+  const double* bind_channel(const std::string& channel, const std::string& element,
+                             const SourceLocation& where) override {
+    double* slot = impl_.bind_slot(channel, false);
+    if (slot == nullptr)
+      throw ModelError(where, element, fmt::format("unknown channel '{}'", channel));
+    return slot;
+  }
+
+ private:
+  System::Impl& impl_;
+};
+
+}  // namespace
+
+System::Impl::Impl(const Model& m) : model(m) {
+  model.validate();
+  n = static_cast<int>(model.bodies().size());
+  stabilisation = model.settings().stabilisation;
+  for (const Body& b : model.bodies()) inverse_mass.push_back({1.0 / b.mass, b.inertia.inverse()});
+  kin.resize(static_cast<std::size_t>(n));
+  loads.resize(static_cast<std::size_t>(n));
+  accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
+  free_accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
+  y = VecX::Zero(13 * n + kAuxCount);
+  time_slot = &slot_storage.emplace_back(0.0);
+
+  build_instances();
+  for (const auto& f : model.forces()) forces.push_back(f->clone());
+  force_enabled.assign(forces.size(), 1);
+  angle_reference.assign(model.joints().size(), 0.0);
+  for (std::size_t j = 0; j < model.joints().size(); ++j)
+    angle_reference[j] = model.joints()[j].angle_offset;
+  register_channels();
+  BuildContext ctx(*this);
+  for (auto& f : forces) f->prepare(ctx);
+  build_drivers();
+  build_given_rows();
+}
+
+void System::Impl::build_instances() {
+  const auto& joints = model.joints();
+  joint_instances.assign(joints.size(), {});
+  joint_enabled.assign(joints.size(), 1);
+  for (std::size_t j = 0; j < joints.size(); ++j)
+    for (const JointMember& m : joints[j].members) {
+      Instance inst;
+      inst.joint = static_cast<int>(j);
+      inst.constraint = m.constraint;
+      inst.label = m.label;
+      inst.is_lock = dynamic_cast<const RotationLock*>(m.constraint.get()) != nullptr;
+      joint_instances[j].push_back(static_cast<int>(instances.size()));
+      instances.push_back(std::move(inst));
+    }
+}
+
+void System::Impl::build_drivers() {
+  for (const Driver& d : model.drivers()) {
+    const int j = model.find_joint(d.joint);
+    const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+    const std::string element = fmt::format("driver '{}'", d.name);
+    DriverRuntime rt;
+    rt.joint = j;
+    rt.coordinate = d.coordinate;
+    Instance inst;
+    inst.joint = j;
+    inst.label = d.name;
+    inst.driver = static_cast<int>(drivers.size());
+    if (d.coordinate == Driver::Coordinate::kAngle) {
+      rt.offset = joint.angle_offset;
+      inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
+                                                       joint.frame_follower.axes.col(2), true);
+      inst.is_lock = true;
+    } else {
+      rt.offset = joint.translation_offset;
+      inst.constraint = std::make_shared<PointOnPlane>(
+          joint.frame_base.origin, joint.frame_base.axes.col(2), joint.frame_follower.origin, true);
+    }
+    // motions are functions of time only: their derivatives must be exact
+    auto compile_motion = [&](const Expression& e) {
+      auto c = compile(e, element, false);
+      for (const std::string& v : c->variables())
+        if (v != "t")
+          throw ModelError(e.where, element,
+                           fmt::format("a prescribed motion may depend on t and parameters only, "
+                                       "not on '{}'",
+                                       v));
+      return c;
+    };
+    rt.value = compile_motion(d.motion.value);
+    if (!d.motion.rate_text.empty())
+      rt.rate = compile_motion(Expression(d.motion.rate_text, d.motion.value.where));
+    if (!d.motion.acceleration_text.empty())
+      rt.acceleration =
+          compile_motion(Expression(d.motion.acceleration_text, d.motion.value.where));
+    rt.instance = static_cast<int>(instances.size());
+    joint_instances[static_cast<std::size_t>(j)].push_back(rt.instance);
+    instances.push_back(std::move(inst));
+    drivers.push_back(std::move(rt));
+  }
+  driver_samples.assign(drivers.size(), MotionSample{});
+}
+
+double* System::Impl::bind_slot(const std::string& name, bool allow_dynamics) {
+  if (name == "t") return time_slot;
+  const auto it = channel_index.find(name);
+  if (it == channel_index.end()) return nullptr;
+  const int channel = it->second;
+  const bool dynamic = channel_info[static_cast<std::size_t>(channel)].stage == Stage::kDynamics;
+  if (dynamic && !allow_dynamics) return nullptr;
+  if (const auto s = slot_by_name.find(name); s != slot_by_name.end()) return s->second;
+  double* slot = &slot_storage.emplace_back(0.0);
+  slot_by_name.emplace(name, slot);
+  (dynamic ? dynamic_slots : kinematic_slots).push_back({slot, channel});
+  return slot;
+}
+
+std::unique_ptr<internal::CompiledExpression> System::Impl::compile(const Expression& expr,
+                                                                    const std::string& element,
+                                                                    bool allow_dynamics) {
+  class Scope final : public internal::VariableScope {
+   public:
+    Scope(System::Impl& impl, bool dynamics) : impl_(impl), dynamics_(dynamics) {}
+    double* bind(const std::string& name) override {
+      double* slot = impl_.bind_slot(name, dynamics_);
+      if (slot == nullptr && !dynamics_) {
+        const auto it = impl_.channel_index.find(name);
+        if (it != impl_.channel_index.end()) rejected = name;
+      }
+      return slot;
+    }
+    std::vector<std::string> known_names() const override {
+      std::vector<std::string> names{"t"};
+      for (const ChannelInfo& c : impl_.channel_info)
+        if (dynamics_ || c.stage == Stage::kKinematics) names.push_back(c.name);
+      return names;
+    }
+    std::string rejected;
+
+   private:
+    System::Impl& impl_;
+    bool dynamics_;
+  };
+  Scope scope(*this, allow_dynamics);
+  try {
+    return std::make_unique<internal::CompiledExpression>(expr, model.parameters(), scope,
+                                                          element);
+  } catch (const ModelError& e) {
+    if (scope.rejected.empty()) throw;
+    throw ModelError(e.where(), e.element(),
+                     fmt::format("channel '{}' depends on accelerations or reactions and cannot "
+                                 "be used in a force or motion formula (it can in a condition)",
+                                 scope.rejected));
+  }
+}
+
+void System::Impl::add_channel(std::string name, std::string unit, Stage stage,
+                               std::string description, std::function<double()> getter) {
+  channel_index.emplace(name, static_cast<int>(channel_info.size()));
+  channel_info.push_back({std::move(name), std::move(unit), stage, std::move(description)});
+  channel_getters.push_back(std::move(getter));
+}
+
+// ---------------------------------------------------------------------------
+
+System::System(const Model& model) : impl_(std::make_unique<Impl>(model)) {
+  for (const std::string& element : impl_->model.initially_disabled()) set_enabled(element, false);
+  // analyse the constraint structure at the initial state so that redundancy
+  // warnings and inconsistent sets surface when the system is built
+  impl_->compute_kinematics(model.settings().start, initial_state());
+  impl_->ensure_structure();
+}
+
+System::~System() = default;
+
+const Model& System::model() const { return impl_->model; }
+int System::body_count() const { return impl_->n; }
+int System::state_size() const { return 13 * impl_->n + kAuxCount; }
+
+VecX System::initial_state() const {
+  const int n = impl_->n;
+  VecX y = VecX::Zero(13 * n + kAuxCount);
+  for (int b = 0; b < n; ++b) {
+    const Body& body = impl_->model.bodies()[static_cast<std::size_t>(b)];
+    y.segment<3>(7 * b) = body.position;
+    const Quat q = body.orientation.normalized();
+    y(7 * b + 3) = q.w();
+    y(7 * b + 4) = q.x();
+    y(7 * b + 5) = q.y();
+    y(7 * b + 6) = q.z();
+    y.segment<3>(7 * n + 6 * b) = body.velocity;
+    y.segment<3>(7 * n + 6 * b + 3) = q.toRotationMatrix().transpose() * body.angular_velocity;
+  }
+  return y;
+}
+
+void System::normalize(Eigen::Ref<VecX> y) const {
+  for (int b = 0; b < impl_->n; ++b) y.segment<4>(7 * b + 3).normalize();
+}
+
+std::vector<std::string> System::switchable_elements() const {
+  std::vector<std::string> names;
+  for (const auto& f : impl_->forces) names.push_back(f->name());
+  for (const Driver& d : impl_->model.drivers()) names.push_back(d.name);
+  for (const Joint& j : impl_->model.joints()) {
+    names.push_back(j.name);
+    for (const JointMember& m : j.members) names.push_back(j.name + "." + m.label);
+  }
+  return names;
+}
+
+namespace {
+// Finds the switch flag of `element` (force, driver, joint, joint member).
+char* find_switch(System::Impl& impl, std::string_view element, bool* structural) {
+  for (std::size_t i = 0; i < impl.forces.size(); ++i)
+    if (impl.forces[i]->name() == element) {
+      *structural = false;
+      return &impl.force_enabled[i];
+    }
+  *structural = true;
+  for (const System::Impl::DriverRuntime& d : impl.drivers) {
+    System::Impl::Instance& inst = impl.instances[static_cast<std::size_t>(d.instance)];
+    if (inst.label == element) return &inst.enabled;
+  }
+  const auto& joints = impl.model.joints();
+  for (std::size_t j = 0; j < joints.size(); ++j) {
+    if (joints[j].name == element) return &impl.joint_enabled[j];
+    for (const int i : impl.joint_instances[j]) {
+      System::Impl::Instance& inst = impl.instances[static_cast<std::size_t>(i)];
+      if (inst.driver < 0 && joints[j].name + "." + inst.label == element)
+        return &inst.enabled;
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+bool System::enabled(std::string_view element) const {
+  bool structural = false;
+  const char* flag = find_switch(*impl_, element, &structural);
+  if (flag == nullptr)
+    throw std::invalid_argument(fmt::format("unknown element '{}'", element));
+  return *flag != 0;
+}
+
+bool System::set_enabled(std::string_view element, bool on) {
+  bool structural = false;
+  char* flag = find_switch(*impl_, element, &structural);
+  if (flag == nullptr)
+    throw std::invalid_argument(fmt::format("unknown element '{}'", element));
+  if ((*flag != 0) == on) return false;
+  *flag = on ? 1 : 0;
+  if (structural) impl_->mark_structure_changed();
+  impl_->dynamics_valid = false;
+  return structural;
+}
+
+void System::add_dissipated_energy(VecX& y, double energy) const {
+  y(13 * impl_->n + kAuxDissipated) += energy;
+}
+
+int System::structure_version() const { return impl_->structure_version; }
+
+void System::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
+  Impl& s = *impl_;
+  s.compute_all(t, y);
+  const int n = s.n;
+  for (int b = 0; b < n; ++b) {
+    const auto bi = static_cast<std::size_t>(b);
+    dy.segment<3>(7 * b) = s.kin[bi].v_W;
+    // q' = q (x) (0, w_B) / 2, with the quaternion as stored (not renormalised)
+    const Quat q(y(7 * b + 3), y(7 * b + 4), y(7 * b + 5), y(7 * b + 6));
+    const Vec3& w = s.kin[bi].w_B;
+    dy(7 * b + 3) = -0.5 * (q.x() * w.x() + q.y() * w.y() + q.z() * w.z());
+    dy(7 * b + 4) = 0.5 * (q.w() * w.x() + q.y() * w.z() - q.z() * w.y());
+    dy(7 * b + 5) = 0.5 * (q.w() * w.y() + q.z() * w.x() - q.x() * w.z());
+    dy(7 * b + 6) = 0.5 * (q.w() * w.z() + q.x() * w.y() - q.y() * w.x());
+    dy.segment<6>(7 * n + 6 * b) = s.accelerations[bi];
+  }
+  dy(13 * n + kAuxAppliedWork) = s.power.applied;
+  dy(13 * n + kAuxDriverWork) = s.driver_power;
+  dy(13 * n + kAuxDissipated) = s.power.dissipated;
+}
+
+void System::evaluate(double t, const VecX& y, Stage stage) {
+  if (stage == Stage::kDynamics) {
+    impl_->compute_all(t, y);
+  } else {
+    impl_->compute_kinematics(t, y);
+  }
+}
+
+void System::accept(double t, const VecX& y) {
+  Impl& s = *impl_;
+  s.compute_kinematics(t, y);
+  for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
+    if (s.model.joints()[j].has_angle)
+      s.angle_reference[j] = s.joint_angle(static_cast<int>(j));
+}
+
+int System::channel_count() const { return static_cast<int>(impl_->channel_info.size()); }
+const ChannelInfo& System::channel_info(int k) const {
+  return impl_->channel_info[static_cast<std::size_t>(k)];
+}
+int System::find_channel(std::string_view name) const {
+  const auto it = impl_->channel_index.find(std::string(name));
+  return it == impl_->channel_index.end() ? -1 : it->second;
+}
+double System::channel_value(int k) const {
+  const auto ki = static_cast<std::size_t>(k);
+  if (impl_->channel_info[ki].stage == Stage::kDynamics) impl_->ensure_dynamics();
+  return impl_->channel_getters[ki]();
+}
+
+const std::vector<std::string>& System::warnings() const { return impl_->warnings; }
+
+}  // namespace ictus

@@ -1,0 +1,323 @@
+// Putting a state onto the constraints: positions by Newton's method,
+// velocities by the impulse equations of seed 000 (eqs. 3-4).
+//
+// Both are least-change corrections in the kinetic-energy metric:
+//   delta u = M^-1 D^T p,   S p = target - D u,   S = D M^-1 D^T,
+// for positions with target = 0 and D u replaced by Delta (a Newton step on
+// Delta(q) = 0), for velocities with the velocity-level targets h.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ictus/constraints/point_on_plane.h"
+#include "ictus/constraints/rotation_lock.h"
+#include "system_impl.h"
+#include "text_util.h"
+
+namespace ictus {
+
+namespace {
+
+constexpr int kMaxNewtonIterations = 60;
+
+// Adds M^-1 D^T p to the velocity block of y (or to a displacement).
+void add_correction(std::span<const ConstraintRow> rows, std::span<const internal::RowBodies> rb,
+                    const VecX& p, std::span<const internal::InverseMass> inverse_mass,
+                    std::span<const char> dropped, std::vector<Vec6>& delta) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (dropped[r] != 0) continue;
+    const double pr = p(static_cast<Eigen::Index>(r));
+    if (rb[r].base != kGround)
+      delta[static_cast<std::size_t>(rb[r].base)] += internal::apply_inverse_mass(
+          inverse_mass[static_cast<std::size_t>(rb[r].base)], pr * rows[r].J_base);
+    if (rb[r].follower != kGround)
+      delta[static_cast<std::size_t>(rb[r].follower)] += internal::apply_inverse_mass(
+          inverse_mass[static_cast<std::size_t>(rb[r].follower)], pr * rows[r].J_follower);
+  }
+}
+
+double row_times_u(const ConstraintRow& row, const internal::RowBodies& rb, const VecX& y, int n) {
+  double du = 0.0;
+  if (rb.base != kGround) du += row.J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
+  if (rb.follower != kGround) du += row.J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
+  return du;
+}
+
+}  // namespace
+
+double System::Impl::max_position_error(int* worst, bool include_dropped) const {
+  double largest = 0.0;
+  if (worst != nullptr) *worst = -1;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (!rows[r].has_position_error || (dropped[r] != 0 && !include_dropped)) continue;
+    const double e = std::abs(rows[r].position_error);
+    if (e > largest) {
+      largest = e;
+      if (worst != nullptr) *worst = static_cast<int>(r);
+    }
+  }
+  return largest;
+}
+
+void System::Impl::assemble_positions(double time, VecX& state, bool for_model) {
+  double scale = 1.0;
+  for (int b = 0; b < n; ++b) scale = std::max(scale, state.segment<3>(7 * b).cwiseAbs().maxCoeff());
+  const double tolerance = 1e-12 * scale;
+  std::vector<Vec6> delta(static_cast<std::size_t>(n));
+  VecX p;
+  compute_kinematics(time, state);
+  compute_rows();
+  double error = max_position_error(nullptr);
+  for (int iter = 0; iter < kMaxNewtonIterations && error > tolerance; ++iter) {
+    // Newton step on Delta(q) = 0 through the Schur complement
+    p = VecX::Zero(static_cast<Eigen::Index>(rows.size()));
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (dropped[r] == 0 && rows[r].has_position_error)
+        p(static_cast<Eigen::Index>(r)) = -rows[r].position_error;
+    solver.assemble(rows, inverse_mass, dropped);
+    if (!solver.factorize()) break;
+    solver.solve_in_place(p);
+    std::fill(delta.begin(), delta.end(), Vec6::Zero());
+    add_correction(rows, row_bodies, p, inverse_mass, dropped, delta);
+    // halve the step while it does not reduce the violation
+    const VecX start = state;
+    double step = 1.0;
+    for (int halving = 0; halving < 12; ++halving) {
+      state = start;
+      for (int b = 0; b < n; ++b) {
+        const Vec6& d = delta[static_cast<std::size_t>(b)];
+        state.segment<3>(7 * b) += step * d.head<3>();
+        Quat q(state(7 * b + 3), state(7 * b + 4), state(7 * b + 5), state(7 * b + 6));
+        q = (q * quat_exp(step * d.tail<3>())).normalized();  // d.tail is a body-frame rotation
+        state.segment<4>(7 * b + 3) << q.w(), q.x(), q.y(), q.z();
+      }
+      compute_kinematics(time, state);
+      compute_rows();
+      const double next = max_position_error(nullptr);
+      if (next < error || halving == 11) {
+        error = next;
+        break;
+      }
+      step *= 0.5;
+    }
+  }
+  if (error > std::max(tolerance, 1e-9 * scale)) {
+    int worst = -1;
+    max_position_error(&worst);
+    const std::string what = fmt::format(
+        "the constraints cannot be assembled: after Newton's method the largest violation is "
+        "{:.3g} in row '{}'; check the joint points and axes",
+        error, worst >= 0 ? row_name(worst) : std::string("?"));
+    if (for_model) throw ModelError({}, "model", what);
+    throw SimulationError(time, what);
+  }
+  // dependent rows must be satisfied by the motion of the others
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (dropped[r] == 0 || !rows[r].has_position_error) continue;
+    if (std::abs(rows[r].position_error) > 1e-8 * scale) {
+      const std::string what = fmt::format(
+          "inconsistent constraint set: row '{}' is dependent on other rows and violated by "
+          "{:.3g} when they hold; no configuration satisfies all of them",
+          row_name(static_cast<int>(r)), rows[r].position_error);
+      if (for_model) throw ModelError({}, "model", what);
+      throw SimulationError(time, what);
+    }
+  }
+}
+
+ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool use_given,
+                                               bool for_model) {
+  ImpulseResult result;
+  compute_kinematics(time, state);
+  compute_rows();
+  // rows: the active constraints, then the given velocities
+  std::vector<ConstraintRow> all_rows;
+  std::vector<internal::RowBodies> all_bodies;
+  std::vector<std::string> names;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    all_rows.push_back(rows[r]);
+    all_bodies.push_back(row_bodies[r]);
+    names.push_back(row_name(static_cast<int>(r)));
+  }
+  const std::size_t constraint_rows = all_rows.size();
+  if (use_given) {
+    for (const GivenRow& g : given_rows) {
+      ConstraintRow row;
+      const ConstraintContext ctx{kinematics(g.base), kinematics(g.follower), time, {}};
+      g.constraint->evaluate(ctx, std::span<ConstraintRow>(&row, 1));
+      row.target = g.value;
+      all_rows.push_back(row);
+      all_bodies.push_back({g.base, g.follower});
+      names.push_back(g.name);
+    }
+  }
+  const std::size_t m = all_rows.size();
+  if (m == 0) return result;
+  internal::SchurSolver s;
+  s.analyse(all_bodies, n);
+  std::vector<char> drop(m, 0);
+  for (;;) {
+    s.assemble(all_rows, inverse_mass, drop);
+    s.factorize();
+    const int r = s.first_dependent_row(drop);
+    if (r < 0) break;
+    drop[static_cast<std::size_t>(r)] = 1;
+  }
+  VecX p(static_cast<Eigen::Index>(m));
+  for (std::size_t r = 0; r < m; ++r)
+    p(static_cast<Eigen::Index>(r)) =
+        drop[r] != 0 ? 0.0 : all_rows[r].target - row_times_u(all_rows[r], all_bodies[r], state, n);
+  s.solve_in_place(p);
+  std::vector<Vec6> delta(static_cast<std::size_t>(n), Vec6::Zero());
+  add_correction(all_rows, all_bodies, p, inverse_mass, drop, delta);
+  for (int b = 0; b < n; ++b) state.segment<6>(7 * n + 6 * b) += delta[static_cast<std::size_t>(b)];
+
+  double scale = 1.0;
+  for (std::size_t r = 0; r < m; ++r) scale = std::max(scale, std::abs(all_rows[r].target));
+  for (int b = 0; b < n; ++b)
+    scale = std::max(scale, state.segment<6>(7 * n + 6 * b).cwiseAbs().maxCoeff());
+  for (std::size_t r = 0; r < m; ++r) {
+    const double residual =
+        row_times_u(all_rows[r], all_bodies[r], state, n) - all_rows[r].target;
+    if (std::abs(residual) <= 1e-8 * scale) continue;
+    std::string what;
+    if (r >= constraint_rows)
+      what = fmt::format("the given initial velocity '{}' = {} cannot hold together with the "
+                         "constraints and the other given velocities (off by {:.3g})",
+                         names[r], all_rows[r].target, residual);
+    else
+      what = fmt::format("inconsistent constraint set: no velocities satisfy row '{}' together "
+                         "with the others (off by {:.3g})",
+                         names[r], residual);
+    if (for_model) throw ModelError({}, "initial velocities", what);
+    throw SimulationError(time, what);
+  }
+  for (std::size_t r = 0; r < constraint_rows; ++r) {
+    const double impulse = p(static_cast<Eigen::Index>(r));
+    if (impulse == 0.0) continue;
+    result.row_names.push_back(names[r]);
+    result.impulses.push_back(impulse);
+  }
+  compute_kinematics(time, state);
+  return result;
+}
+
+void System::Impl::build_given_rows() {
+  for (const GivenVelocity& g : model.given_velocities()) {
+    const std::string element = fmt::format("given velocity '{}'", g.channel);
+    GivenRow row;
+    row.name = g.channel;
+    row.value = internal::evaluate_constant(g.value, model.parameters(), element);
+    const auto dot = g.channel.rfind('.');
+    const std::string owner = dot == std::string::npos ? g.channel : g.channel.substr(0, dot);
+    const std::string what = dot == std::string::npos ? std::string() : g.channel.substr(dot + 1);
+    static const char* kAxes = "xyz";
+    bool done = false;
+    for (int k = 0; k < 3 && !done; ++k) {
+      const Vec3 e = Vec3::Unit(k);
+      for (BodyIndex b = 0; b < n && !done; ++b) {
+        if (model.bodies()[static_cast<std::size_t>(b)].name != owner) continue;
+        if (what == std::string("v") + kAxes[k]) {
+          row.base = kGround;
+          row.follower = b;
+          row.constraint = std::make_shared<PointOnPlane>(Vec3::Zero(), e, Vec3::Zero());
+          done = true;
+        } else if (what == std::string("w") + kAxes[k]) {
+          row.base = kGround;
+          row.follower = b;
+          row.constraint = std::make_shared<RotationLock>(e, e);
+          done = true;
+        }
+      }
+    }
+    const int j = model.find_joint(owner);
+    if (!done && j >= 0) {
+      const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+      row.base = joint.base;
+      row.follower = joint.follower;
+      if (what == "omega" && joint.has_angle) {
+        row.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
+                                                        joint.frame_follower.axes.col(2));
+        done = true;
+      } else if (what == "v" && joint.has_translation) {
+        row.constraint = std::make_shared<PointOnPlane>(
+            joint.frame_base.origin, joint.frame_base.axes.col(2), joint.frame_follower.origin);
+        done = true;
+      }
+    }
+    if (!done)
+      throw ModelError(g.where, element,
+                       "a given initial velocity must be a body velocity component "
+                       "('<body>.vx', ... '<body>.wz', world axes) or a joint rate "
+                       "('<joint>.omega', '<joint>.v')");
+    given_rows.push_back(std::move(row));
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+void System::assemble(double t, VecX& y) {
+  impl_->ensure_structure();
+  impl_->assemble_positions(t, y, true);
+  impl_->correct_velocities(t, y, true, true);
+  // the joint angles of the assembled state are the reference for unwrapping
+  accept(t, y);
+}
+
+bool System::project(double t, VecX& y, double tolerance) {
+  Impl& s = *impl_;
+  s.compute_kinematics(t, y);
+  s.compute_rows();
+  bool changed = false;
+  if (s.max_position_error(nullptr) > tolerance) {
+    s.assemble_positions(t, y, false);
+    changed = true;
+  }
+  double worst = 0.0;
+  for (std::size_t r = 0; r < s.rows.size(); ++r)
+    if (s.dropped[r] == 0)
+      worst = std::max(worst, std::abs(s.row_rate(static_cast<int>(r)) - s.rows[r].target));
+  if (changed || worst > tolerance) {
+    s.correct_velocities(t, y, false, false);
+    changed = true;
+  }
+  return changed;
+}
+
+double System::position_violation(double t, const VecX& y) {
+  impl_->compute_kinematics(t, y);
+  impl_->compute_rows();
+  return impl_->max_position_error(nullptr, true);
+}
+
+double System::velocity_violation(double t, const VecX& y) {
+  Impl& s = *impl_;
+  s.compute_kinematics(t, y);
+  s.compute_rows();
+  double worst = 0.0;
+  for (std::size_t r = 0; r < s.rows.size(); ++r)
+    if (s.dropped[r] == 0)
+      worst = std::max(worst, std::abs(s.row_rate(static_cast<int>(r)) - s.rows[r].target));
+  return worst;
+}
+
+ImpulseResult System::apply_impact(double t, VecX& y) {
+  Impl& s = *impl_;
+  s.compute_kinematics(t, y);
+  const double before = s.kinetic_energy();
+  ImpulseResult result = s.correct_velocities(t, y, false, false);
+  result.kinetic_before = before;
+  result.kinetic_after = s.kinetic_energy();
+  return result;
+}
+
+void System::set_energy_reference(double t, const VecX& y) {
+  Impl& s = *impl_;
+  s.compute_kinematics(t, y);
+  const int aux = 13 * s.n;
+  s.energy_reference = s.kinetic_energy() + s.potential_energy() - y(aux + kAuxAppliedWork) -
+                       y(aux + kAuxDriverWork) + y(aux + kAuxDissipated);
+}
+
+}  // namespace ictus

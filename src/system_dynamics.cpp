@@ -1,0 +1,364 @@
+// Evaluation of the equations of motion (seed 000 eqs. 1, 6, 7):
+//
+//   M u' - D^T p = f,     D u' = gamma - beta_c Delta - beta_k (D u - h)
+//
+// by the Schur complement: S p = rhs - D M^-1 f, then u' = M^-1 (f + D^T p).
+// Nothing here allocates once the structure is analysed.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "system_impl.h"
+
+namespace ictus {
+
+const BodyKinematics& System::Impl::kinematics(BodyIndex b) const {
+  static const BodyKinematics kGroundKinematics{};
+  return b == kGround ? kGroundKinematics : kin[static_cast<std::size_t>(b)];
+}
+
+void System::Impl::compute_kinematics(double time, const VecX& state) {
+  t = time;
+  *time_slot = time;
+  y = state;
+  dynamics_valid = false;
+  for (int b = 0; b < n; ++b) {
+    BodyKinematics& k = kin[static_cast<std::size_t>(b)];
+    k.p_W = state.segment<3>(7 * b);
+    const Quat q = Quat(state(7 * b + 3), state(7 * b + 4), state(7 * b + 5), state(7 * b + 6))
+                       .normalized();
+    k.R_WB = q.toRotationMatrix();
+    k.v_W = state.segment<3>(7 * n + 6 * b);
+    k.w_B = state.segment<3>(7 * n + 6 * b + 3);
+    k.w_W = k.R_WB * k.w_B;
+  }
+  refresh_slots(kinematic_slots);
+}
+
+void System::Impl::refresh_slots(const std::vector<Slot>& slots) {
+  for (const Slot& s : slots) *s.value = channel_getters[static_cast<std::size_t>(s.channel)]();
+}
+
+void System::Impl::compute_loads() {
+  for (int b = 0; b < n; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const Mat3& inertia = model.bodies()[i].inertia;
+    loads[i].force_W.setZero();
+    // gyroscopic term of Euler's equations: J w' = tau - w x J w
+    loads[i].torque_B = -kin[i].w_B.cross(inertia * kin[i].w_B);
+  }
+  power = {};
+  const ForceContext ctx(kin, t);
+  LoadAccumulator accumulator(loads);
+  for (std::size_t f = 0; f < forces.size(); ++f) {
+    if (force_enabled[f] == 0) continue;
+    const ForcePower p = forces[f]->apply(ctx, accumulator);
+    power.applied += p.applied;
+    power.dissipated += p.dissipated;
+  }
+}
+
+MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
+  // values of the motion formula around t, for derivatives by 4th-order
+  // central differences when no explicit derivative is given
+  const double t0 = t;
+  auto at = [&](const internal::CompiledExpression& e, double time) {
+    *time_slot = time;
+    return e.evaluate();
+  };
+  MotionSample m;
+  m.value = at(*d.value, t0) - d.offset;
+  const double h = 1e-3 * std::max(1.0, std::abs(t0));
+  if (d.rate) {
+    m.rate = at(*d.rate, t0);
+  } else {
+    m.rate = (at(*d.value, t0 - 2 * h) - 8 * at(*d.value, t0 - h) + 8 * at(*d.value, t0 + h) -
+              at(*d.value, t0 + 2 * h)) /
+             (12 * h);
+  }
+  if (d.acceleration) {
+    m.acceleration = at(*d.acceleration, t0);
+  } else if (d.rate) {
+    m.acceleration = (at(*d.rate, t0 - 2 * h) - 8 * at(*d.rate, t0 - h) +
+                      8 * at(*d.rate, t0 + h) - at(*d.rate, t0 + 2 * h)) /
+                     (12 * h);
+  } else {
+    const double h2 = 4 * h;
+    m.acceleration = (-at(*d.value, t0 - 2 * h2) + 16 * at(*d.value, t0 - h2) -
+                      30 * at(*d.value, t0) + 16 * at(*d.value, t0 + h2) -
+                      at(*d.value, t0 + 2 * h2)) /
+                     (12 * h2 * h2);
+  }
+  *time_slot = t0;
+  return m;
+}
+
+void System::Impl::compute_rows() {
+  ensure_structure();
+  const auto& joints = model.joints();
+  for (std::size_t j = 0; j < joints.size(); ++j) {
+    const JointRows& jr = joint_rows[j];
+    if (jr.begin == jr.end) continue;
+    const BodyKinematics& kb = kinematics(joints[j].base);
+    const BodyKinematics& kf = kinematics(joints[j].follower);
+    for (const int i : joint_instances[j]) {
+      const int first = instance_row[static_cast<std::size_t>(i)];
+      if (first < 0) continue;
+      const Instance& inst = instances[static_cast<std::size_t>(i)];
+      MotionSample motion;
+      if (inst.driver >= 0) {
+        const auto d = static_cast<std::size_t>(inst.driver);
+        motion = motion_sample(drivers[d]);
+        driver_samples[d] = motion;
+      }
+      const ConstraintContext ctx{kb, kf, t, motion};
+      inst.constraint->evaluate(
+          ctx, std::span<ConstraintRow>(rows.data() + first,
+                                        static_cast<std::size_t>(inst.constraint->row_count())));
+    }
+    fill_lock_errors(static_cast<int>(j));
+  }
+}
+
+void System::Impl::fill_lock_errors(int j) {
+  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const LockGroup& g = joint_rows[static_cast<std::size_t>(j)].locks;
+  const std::size_t count = g.rows.size();
+  if (count == 0) return;
+  const BodyKinematics& kb = kinematics(joint.base);
+  const BodyKinematics& kf = kinematics(joint.follower);
+  const Mat3 axes_base = kb.R_WB * joint.frame_base.axes;
+  const Mat3 axes_follower = kf.R_WB * joint.frame_follower.axes;
+  // the prescribed relative angle (motion value minus the assembled angle)
+  const double driven =
+      g.driver >= 0 ? driver_samples[static_cast<std::size_t>(g.driver)].value : 0.0;
+  if (count >= 3) {
+    // all relative rotation fixed: error rotation E = A_f Rz(theta)^T A_b^T
+    const Mat3 target =
+        g.driver_row >= 0 ? Mat3(axes_base * Eigen::AngleAxisd(driven, Vec3::UnitZ()))
+                          : axes_base;
+    const Vec3 theta = vee_skew_part(axes_follower * target.transpose());
+    for (std::size_t k = 0; k < count; ++k) {
+      ConstraintRow& row = rows[static_cast<std::size_t>(g.rows[k])];
+      row.position_error = (kb.R_WB * g.axes_base[k]).dot(theta);
+      row.has_position_error = true;
+    }
+  } else if (count == 2 && g.driver_row < 0) {
+    // rotation free about one axis: misalignment of that axis, c_i x c_j
+    const Vec3 mis = (kb.R_WB * g.free_base).cross(kf.R_WB * g.free_follower);
+    for (std::size_t k = 0; k < count; ++k) {
+      ConstraintRow& row = rows[static_cast<std::size_t>(g.rows[k])];
+      row.position_error = (kb.R_WB * g.axes_base[k]).dot(mis);
+      row.has_position_error = true;
+    }
+  } else if (g.driver_row >= 0) {
+    // a driver without enough locks: the measured joint angle against the motion
+    const double raw = std::atan2(axes_follower.col(0).dot(axes_base.col(1)),
+                                  axes_follower.col(0).dot(axes_base.col(0)));
+    ConstraintRow& row = rows[static_cast<std::size_t>(g.driver_row)];
+    row.position_error = wrap_to_pi(raw - driven);
+    row.has_position_error = true;
+  }
+}
+
+void System::Impl::solve_dynamics() {
+  // unconstrained accelerations M^-1 f
+  for (int b = 0; b < n; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    free_accelerations[i].head<3>() = inverse_mass[i].inv_mass * loads[i].force_W;
+    free_accelerations[i].tail<3>() = inverse_mass[i].inv_inertia * loads[i].torque_B;
+  }
+  const double beta_c = stabilisation.baumgarte_position;
+  const double beta_k = stabilisation.baumgarte_velocity;
+  const auto m = rows.size();
+  for (std::size_t r = 0; r < m; ++r) {
+    if (dropped[r] != 0) {
+      rhs(static_cast<Eigen::Index>(r)) = 0.0;
+      continue;
+    }
+    const ConstraintRow& row = rows[r];
+    const internal::RowBodies& rb = row_bodies[r];
+    double du = 0.0;
+    double dfree = 0.0;
+    if (rb.base != kGround) {
+      du += row.J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
+      dfree += row.J_base.dot(free_accelerations[static_cast<std::size_t>(rb.base)]);
+    }
+    if (rb.follower != kGround) {
+      du += row.J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
+      dfree += row.J_follower.dot(free_accelerations[static_cast<std::size_t>(rb.follower)]);
+    }
+    // seed 000 eq. 7: hc = -beta_c Delta - beta_k Delta'
+    double stabilising = beta_k * (du - row.target);
+    if (row.has_position_error) stabilising += beta_c * row.position_error;
+    rhs(static_cast<Eigen::Index>(r)) = row.gamma - stabilising - dfree;
+  }
+
+  solver.assemble(rows, inverse_mass, dropped);
+  bool ok = solver.factorize();
+  if (ok && m > 0) {
+    const auto [ratio, row] = solver.smallest_pivot_ratio(dropped);
+    ok = ratio > internal::SchurSolver::kDependencyTolerance;
+  }
+  if (!ok) {
+    if (redetecting)
+      throw SimulationError(t, "the constraint set is singular and no dependent rows could be "
+                               "isolated (a degenerate configuration?)");
+    // the rank of D changed with the configuration: find the dependent rows again
+    redetecting = true;
+    const auto before = std::count(dropped.begin(), dropped.end(), char{1});
+    std::fill(dropped.begin(), dropped.end(), char{0});
+    detect_redundancy();
+    const auto after = std::count(dropped.begin(), dropped.end(), char{1});
+    if (after != before)
+      warnings.push_back(fmt::format("t = {:.9g} s: the constraint rank changed ({} dependent "
+                                     "row(s) now, {} before)",
+                                     t, after, before));
+    // detect_redundancy recomputed the rows; rebuild the right-hand side
+    solve_dynamics();
+    redetecting = false;
+    return;
+  }
+  multipliers = rhs;
+  solver.solve_in_place(multipliers);
+
+  for (int b = 0; b < n; ++b)
+    accelerations[static_cast<std::size_t>(b)] = free_accelerations[static_cast<std::size_t>(b)];
+  driver_power = 0.0;
+  for (std::size_t r = 0; r < m; ++r) {
+    if (dropped[r] != 0) continue;
+    const double p = multipliers(static_cast<Eigen::Index>(r));
+    const internal::RowBodies& rb = row_bodies[r];
+    if (rb.base != kGround)
+      accelerations[static_cast<std::size_t>(rb.base)] += internal::apply_inverse_mass(
+          inverse_mass[static_cast<std::size_t>(rb.base)], p * rows[r].J_base);
+    if (rb.follower != kGround)
+      accelerations[static_cast<std::size_t>(rb.follower)] += internal::apply_inverse_mass(
+          inverse_mass[static_cast<std::size_t>(rb.follower)], p * rows[r].J_follower);
+    if (instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
+      driver_power += p * row_rate(static_cast<int>(r));
+  }
+  for (const Vec6& a : accelerations)
+    if (!a.allFinite())
+      throw SimulationError(t, "accelerations are not finite (singular constraint set, or a "
+                               "force formula returned NaN/inf)");
+  if (!std::isfinite(power.applied) || !std::isfinite(power.dissipated))
+    throw SimulationError(t, "a force element returned a non-finite value");
+  dynamics_valid = true;
+}
+
+void System::Impl::compute_all(double time, const VecX& state) {
+  compute_kinematics(time, state);
+  compute_loads();
+  compute_rows();
+  solve_dynamics();
+  refresh_slots(dynamic_slots);
+}
+
+void System::Impl::ensure_dynamics() {
+  if (dynamics_valid) return;
+  compute_loads();
+  compute_rows();
+  solve_dynamics();
+  refresh_slots(dynamic_slots);
+}
+
+double System::Impl::multiplier(int row) const {
+  return dropped[static_cast<std::size_t>(row)] != 0 ? 0.0 : multipliers(row);
+}
+
+double System::Impl::row_rate(int row) const {
+  const auto r = static_cast<std::size_t>(row);
+  const internal::RowBodies& rb = row_bodies[r];
+  double du = 0.0;
+  if (rb.base != kGround) du += rows[r].J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
+  if (rb.follower != kGround)
+    du += rows[r].J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
+  return du;
+}
+
+// --- joint coordinates and reactions ----------------------------------------
+
+double System::Impl::joint_angle(int j) const {
+  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const Mat3 axes_base = kinematics(joint.base).R_WB * joint.frame_base.axes;
+  const Mat3 axes_follower = kinematics(joint.follower).R_WB * joint.frame_follower.axes;
+  const double raw = std::atan2(axes_follower.col(0).dot(axes_base.col(1)),
+                                axes_follower.col(0).dot(axes_base.col(0)));
+  const double reference = angle_reference[static_cast<std::size_t>(j)];
+  return reference + wrap_to_pi(raw + joint.angle_offset - reference);
+}
+
+double System::Impl::joint_angle_rate(int j) const {
+  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const BodyKinematics& kb = kinematics(joint.base);
+  const Vec3 axis = kb.R_WB * joint.frame_base.axes.col(2);
+  return (kinematics(joint.follower).w_W - kb.w_W).dot(axis);
+}
+
+double System::Impl::joint_translation(int j) const {
+  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const BodyKinematics& kb = kinematics(joint.base);
+  const Vec3 axis = kb.R_WB * joint.frame_base.axes.col(2);
+  const Vec3 d = kinematics(joint.follower).point(joint.frame_follower.origin) -
+                 kb.point(joint.frame_base.origin);
+  return d.dot(axis) + joint.translation_offset;
+}
+
+double System::Impl::joint_translation_rate(int j) const {
+  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const BodyKinematics& kb = kinematics(joint.base);
+  const BodyKinematics& kf = kinematics(joint.follower);
+  const Vec3 axis = kb.R_WB * joint.frame_base.axes.col(2);
+  const Vec3 p = kf.point(joint.frame_follower.origin);
+  return axis.dot(kf.point_velocity(joint.frame_follower.origin) - kb.velocity_at(p));
+}
+
+Vec3 System::Impl::joint_reaction_force_W(int j) const {
+  const JointRows& jr = joint_rows[static_cast<std::size_t>(j)];
+  Vec3 f = Vec3::Zero();
+  for (int r = jr.begin; r < jr.end; ++r) {
+    if (instances[static_cast<std::size_t>(row_info[static_cast<std::size_t>(r)].instance)]
+            .driver >= 0)
+      continue;  // the actuator load is reported by the driver
+    f += multiplier(r) * rows[static_cast<std::size_t>(r)].J_follower.head<3>();
+  }
+  return f;
+}
+
+Vec3 System::Impl::joint_reaction_moment_W(int j) const {
+  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const JointRows& jr = joint_rows[static_cast<std::size_t>(j)];
+  const BodyKinematics& kf = kinematics(joint.follower);
+  Vec3 torque_B = Vec3::Zero();
+  for (int r = jr.begin; r < jr.end; ++r) {
+    if (instances[static_cast<std::size_t>(row_info[static_cast<std::size_t>(r)].instance)]
+            .driver >= 0)
+      continue;
+    torque_B += multiplier(r) * rows[static_cast<std::size_t>(r)].J_follower.tail<3>();
+  }
+  // moment about the joint point P: M_P = M_c - (P - c) x F
+  const Vec3 p = kf.point(joint.frame_follower.origin);
+  return kf.R_WB * torque_B - (p - kf.p_W).cross(joint_reaction_force_W(j));
+}
+
+double System::Impl::kinetic_energy() const {
+  double e = 0.0;
+  for (int b = 0; b < n; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const Body& body = model.bodies()[i];
+    e += 0.5 * body.mass * kin[i].v_W.squaredNorm() +
+         0.5 * kin[i].w_B.dot(body.inertia * kin[i].w_B);
+  }
+  return e;
+}
+
+double System::Impl::potential_energy() const {
+  const ForceContext ctx(kin, t);
+  double v = 0.0;
+  for (std::size_t f = 0; f < forces.size(); ++f)
+    if (force_enabled[f] != 0) v += forces[f]->potential_energy(ctx);
+  return v;
+}
+
+}  // namespace ictus

@@ -1,0 +1,212 @@
+// Internal state of ictus::System. Split over several files:
+//   system.cpp            construction, element switching, public forwarding
+//   system_channels.cpp   the channel table
+//   system_structure.cpp  active rows, lock groups, redundancy, reports
+//   system_dynamics.cpp   kinematics, loads, constraint rows, the linear solve
+//   system_assembly.cpp   initial assembly, projection, impulsive corrections
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiled_expression.h"
+#include "ictus/system.h"
+#include "schur_solver.h"
+
+namespace ictus {
+
+// Offsets of the energy-audit entries after the positions and velocities.
+inline constexpr int kAuxAppliedWork = 0;
+inline constexpr int kAuxDriverWork = 1;
+inline constexpr int kAuxDissipated = 2;
+inline constexpr int kAuxCount = 3;
+
+struct System::Impl {
+  // One elementary constraint of a joint (or a driver attached to a joint).
+  struct Instance {
+    int joint = -1;
+    std::shared_ptr<const ElementaryConstraint> constraint;
+    std::string label;  // "lock_x"; a driver's own name
+    int driver = -1;    // index into drivers when driven
+    char enabled = 1;
+    bool is_lock = false;  // RotationLock (possibly driven): joins the lock group
+  };
+
+  // A prescribed joint coordinate, compiled.
+  struct DriverRuntime {
+    int joint = -1;
+    Driver::Coordinate coordinate = Driver::Coordinate::kAngle;
+    double offset = 0.0;  // the coordinate's value in the assembled configuration
+    std::unique_ptr<internal::CompiledExpression> value;
+    std::unique_ptr<internal::CompiledExpression> rate;          // may be null
+    std::unique_ptr<internal::CompiledExpression> acceleration;  // may be null
+    int instance = -1;
+  };
+
+  // Position-level meaning of the active rotation locks of one joint
+  // (reference/README.md: locks are integrable in pairs and triples only).
+  struct LockGroup {
+    std::vector<int> rows;        // active lock rows of the joint
+    std::vector<Vec3> axes_base;  // their axes in the base frame
+    int driver_row = -1;          // the driven lock among them, if any
+    int driver = -1;
+    Vec3 free_base = Vec3::UnitZ();      // pairs: free axis in base coordinates
+    Vec3 free_follower = Vec3::UnitZ();  // ... and the same axis in follower coordinates
+  };
+
+  // Where an active row comes from.
+  struct RowInfo {
+    int instance = -1;
+    int k = 0;  // row within the instance
+  };
+
+  struct JointRows {
+    int begin = 0;
+    int end = 0;
+    LockGroup locks;
+  };
+
+  // An initial velocity held exactly during assembly (seed 000's engine).
+  struct GivenRow {
+    BodyIndex base = kGround;
+    BodyIndex follower = kGround;
+    std::shared_ptr<const ElementaryConstraint> constraint;
+    double value = 0.0;
+    std::string name;
+  };
+
+  // A compiled switching condition (system_conditions.cpp).
+  struct ConditionTerm {
+    std::unique_ptr<internal::CompiledExpression> lhs;
+    std::unique_ptr<internal::CompiledExpression> rhs;
+    bool greater = true;
+  };
+  struct CompiledCondition {
+    std::vector<std::vector<ConditionTerm>> groups;  // OR of ANDs
+    Stage stage = Stage::kKinematics;
+  };
+
+  // A channel whose value feeds a formula.
+  struct Slot {
+    double* value;
+    int channel;
+  };
+
+  explicit Impl(const Model& m);
+
+  // --- construction (system.cpp, system_channels.cpp) ------------------------
+  void build_instances();
+  void build_drivers();
+  void prepare_forces();
+  void register_channels();
+  void add_channel(std::string name, std::string unit, Stage stage, std::string description,
+                   std::function<double()> getter);
+  std::unique_ptr<internal::CompiledExpression> compile(const Expression& expr,
+                                                        const std::string& element,
+                                                        bool allow_dynamics);
+  double* bind_slot(const std::string& name, bool allow_dynamics);
+
+  // --- structure (system_structure.cpp) --------------------------------------
+  void mark_structure_changed() { structure_dirty = true; }
+  void ensure_structure();
+  void rebuild_structure();
+  void detect_redundancy();
+  std::string row_name(int row) const;
+  StructureReport report();
+
+  // --- evaluation (system_dynamics.cpp) ---------------------------------------
+  void compute_kinematics(double t, const VecX& y);
+  void compute_loads();
+  void compute_rows();
+  void solve_dynamics();
+  void compute_all(double t, const VecX& y);
+  void refresh_slots(const std::vector<Slot>& slots);
+  MotionSample motion_sample(const DriverRuntime& d) const;
+  void fill_lock_errors(int joint);
+  double joint_angle(int j) const;       // unwrapped, with offset
+  double joint_translation(int j) const;  // with offset
+  double joint_angle_rate(int j) const;
+  double joint_translation_rate(int j) const;
+  Vec3 joint_reaction_force_W(int j) const;
+  Vec3 joint_reaction_moment_W(int j) const;
+  const BodyKinematics& kinematics(BodyIndex b) const;
+  double kinetic_energy() const;
+  double potential_energy() const;
+  double multiplier(int row) const;
+  double row_rate(int row) const;  // D_r u at the current state
+  void ensure_dynamics();
+
+  // --- assembly (system_assembly.cpp) ----------------------------------------
+  void assemble_positions(double t, VecX& y, bool for_model);
+  ImpulseResult correct_velocities(double t, VecX& y, bool use_given, bool for_model);
+  /// Largest |Delta| over the active rows (dependent rows only if asked).
+  double max_position_error(int* worst, bool include_dropped = false) const;
+  void build_given_rows();
+
+  // --- data -------------------------------------------------------------------
+  Model model;
+  int n = 0;  // bodies
+  std::vector<internal::InverseMass> inverse_mass;
+  StabilisationSettings stabilisation;
+
+  std::vector<Instance> instances;
+  std::vector<std::vector<int>> joint_instances;
+  std::vector<char> joint_enabled;
+  std::vector<DriverRuntime> drivers;
+  std::vector<MotionSample> driver_samples;  // at the last evaluation
+  std::vector<GivenRow> given_rows;
+  std::vector<std::unique_ptr<ForceElement>> forces;
+  std::vector<char> force_enabled;
+
+  // structure
+  bool structure_dirty = true;
+  int structure_version = 0;
+  std::vector<RowInfo> row_info;
+  std::vector<int> instance_row;  // per instance: its first active row, or -1
+  std::vector<internal::RowBodies> row_bodies;
+  std::vector<ConstraintRow> rows;
+  std::vector<char> dropped;
+  std::vector<JointRows> joint_rows;
+  internal::SchurSolver solver;
+  std::vector<std::string> warnings;
+  std::vector<std::vector<int>> dependencies;  // per dropped row: rows it depends on
+
+  // workspace of the last evaluation
+  double t = 0.0;
+  VecX y;  // copy of the last evaluated state
+  std::vector<BodyKinematics> kin;
+  std::vector<BodyLoad> loads;
+  std::vector<Vec6> accelerations;  // per body [a_W; alpha_B]
+  std::vector<Vec6> free_accelerations;
+  VecX multipliers;
+  VecX rhs;
+  ForcePower power;
+  double driver_power = 0.0;
+  bool dynamics_valid = false;
+  bool redetecting = false;
+  double energy_reference = 0.0;
+
+  // formulas
+  std::deque<double> slot_storage;  // stable addresses for muParser
+  double* time_slot = nullptr;
+  std::unordered_map<std::string, double*> slot_by_name;
+  std::vector<Slot> kinematic_slots;
+  std::vector<Slot> dynamic_slots;
+
+  std::vector<CompiledCondition> conditions;
+
+  // channels
+  std::vector<ChannelInfo> channel_info;
+  std::vector<std::function<double()>> channel_getters;
+  std::unordered_map<std::string, int> channel_index;
+
+  // joint angles are unwrapped against the last accepted value
+  std::vector<double> angle_reference;
+};
+
+}  // namespace ictus
