@@ -1,0 +1,97 @@
+// A run: integrator + events + observers around a System.
+//
+//   Model -> System -> Simulation (time, events, switching) -> Observers
+//
+// The Simulation assembles the initial state, advances the integrator,
+// locates zero crossings of event conditions on the dense output, applies
+// their actions (switching elements on and off, stopping), and hands samples
+// on a regular output grid, plus the states just before and after each
+// event, to its observers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ictus/integrator.h"
+#include "ictus/model.h"
+#include "ictus/system.h"
+
+namespace ictus {
+
+/// One line of the event log.
+struct EventRecord {
+  double t = 0.0;
+  std::string kind;  ///< "event", "switch", "impact", "structure", "warning", "stop", "failure"
+  std::string name;  ///< element or event name
+  std::string detail;
+};
+
+/// Receives the results of a run. The System passed to on_sample has been
+/// evaluated (accelerations and reactions included) at time t.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_start(System& /*system*/, double /*t0*/, double /*t_end*/) {}
+  virtual void on_sample(double /*t*/, System& /*system*/) {}
+  virtual void on_event(const EventRecord& /*record*/) {}
+  /// Called once at the end; `completed` is false when the run failed.
+  virtual void on_finish(double /*t*/, bool /*completed*/) {}
+};
+
+struct RunStatistics {
+  IntegratorStatistics integrator;
+  int events = 0;
+  int structure_changes = 0;
+  double end_time = 0.0;
+  bool stopped_by_event = false;
+  double wall_seconds = 0.0;
+};
+
+class Simulation final : public OdeSystem {
+ public:
+  /// Builds the System. Throws ModelError for an invalid model.
+  explicit Simulation(const Model& model);
+  ~Simulation() override;
+
+  System& system() { return system_; }
+  const Model& model() const { return system_.model(); }
+  /// Observers are not owned and must outlive run().
+  void add_observer(Observer& observer);
+
+  /// Runs from settings().start to settings().until. Throws ModelError if the
+  /// initial state cannot be assembled and SimulationError if the run fails
+  /// (observers have then received on_finish(t, false)).
+  RunStatistics run();
+
+  /// State at the end of the run (or at the failure).
+  double time() const { return t_; }
+  const VecX& state() const { return y_; }
+  const std::vector<EventRecord>& events() const { return log_; }
+
+  // OdeSystem
+  int size() const override { return system_.state_size(); }
+  void derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) override;
+
+ private:
+  struct EventState;
+  void record(EventRecord r);
+  void sample(double t, const VecX& y);
+  void emit_samples_until(double t_end, bool inclusive);
+  double event_function(const EventState& e, double t, const VecX& y);
+  bool apply_actions(double t, VecX& y, const std::vector<const EventState*>& firing);
+  void initialise_events(double t, VecX& y);
+
+  System system_;
+  std::vector<Observer*> observers_;
+  std::vector<EventRecord> log_;
+  std::vector<EventState> events_;
+  std::unique_ptr<Integrator> integrator_;
+  double t_ = 0.0;
+  VecX y_;
+  VecX work_;
+  long output_index_ = 0;
+  double last_sample_time_ = 0.0;
+};
+
+}  // namespace ictus

@@ -1,0 +1,277 @@
+#include "ictus/simulation.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace ictus {
+
+struct Simulation::EventState {
+  const Event* event = nullptr;
+  int condition = -1;
+  Stage stage = Stage::kKinematics;
+  double g_last = 0.0;
+  bool armed = true;
+  bool rising = true;  // direction of the crossing found in the current step
+};
+
+Simulation::Simulation(const Model& model) : system_(model) {
+  for (const Event& e : system_.model().events()) {
+    EventState state;
+    state.event = &e;
+    state.condition = system_.add_condition(e.condition, fmt::format("event '{}'", e.name));
+    state.stage = system_.condition_stage(state.condition);
+    events_.push_back(state);
+  }
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::add_observer(Observer& observer) { observers_.push_back(&observer); }
+
+void Simulation::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
+  system_.derivative(t, y, dy);
+}
+
+void Simulation::record(EventRecord r) {
+  for (Observer* o : observers_) o->on_event(r);
+  log_.push_back(std::move(r));
+}
+
+void Simulation::sample(double t, const VecX& y) {
+  last_sample_time_ = t;
+  system_.evaluate(t, y, Stage::kDynamics);
+  for (Observer* o : observers_) o->on_sample(t, system_);
+}
+
+// Samples of the regular output grid in (last sample, t_end] from the dense
+// output of the last step.
+void Simulation::emit_samples_until(double t_end, bool inclusive) {
+  const SimulationSettings& s = system_.model().settings();
+  const double slack = 1e-9 * s.output_step;
+  for (;;) {
+    const double tk = s.start + static_cast<double>(output_index_) * s.output_step;
+    if (tk > s.until + slack) return;
+    if (inclusive ? tk > t_end + slack : tk >= t_end - slack) return;
+    const double at = std::min(tk, t_end);
+    integrator_->interpolate(at, work_);
+    sample(at, work_);
+    ++output_index_;
+  }
+}
+
+double Simulation::event_function(const EventState& e, double t, const VecX& y) {
+  system_.evaluate(t, y, e.stage);
+  return system_.condition_value(e.condition);
+}
+
+void Simulation::initialise_events(double t, VecX& y) {
+  std::vector<const EventState*> firing;
+  for (EventState& e : events_) {
+    const double g = event_function(e, t, y);
+    e.rising = g > 0.0;
+    if ((e.rising && !e.event->on_true.empty()) || (!e.rising && !e.event->on_false.empty()))
+      firing.push_back(&e);
+  }
+  if (!firing.empty()) apply_actions(t, y, firing);
+}
+
+bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventState*>& firing) {
+  system_.evaluate(t, y, Stage::kKinematics);
+  const double energy_before = system_.channel_value(system_.find_channel("energy.total"));
+  const int dof_before = system_.structure_report(t, y).dof;
+  bool stop = false;
+  bool structural = false;
+  for (const EventState* e : firing) {
+    const Event& ev = *e->event;
+    const auto& actions = e->rising ? ev.on_true : ev.on_false;
+    record({t, "event", ev.name,
+            fmt::format("'{}' became {}", ev.condition.expression.text,
+                        e->rising ? "true" : "false")});
+    for (const Action& a : actions) {
+      if (a.kind == Action::Kind::kStop) {
+        stop = true;
+        continue;
+      }
+      const bool on = a.kind == Action::Kind::kEnable;
+      const bool was = system_.enabled(a.target);
+      if (system_.set_enabled(a.target, on)) structural = true;
+      if (was != on) record({t, "switch", a.target, on ? "switched on" : "switched off"});
+    }
+    if (ev.once && e->rising) const_cast<EventState*>(e)->armed = false;
+  }
+  // constraints that close while velocities violate them: system impact
+  const ImpulseResult impact = system_.apply_impact(t, y);
+  if (!impact.impulses.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < impact.impulses.size(); ++k)
+      list += fmt::format("{}{}={:.6g}", k == 0 ? "" : ", ", impact.row_names[k],
+                          impact.impulses[k]);
+    record({t, "impact", "", fmt::format("kinetic energy {:.9g} -> {:.9g} J; impulses: {}",
+                                         impact.kinetic_before, impact.kinetic_after, list)});
+  }
+  if (structural) {
+    const StructureReport rep = system_.structure_report(t, y);
+    record({t, "structure", "",
+            fmt::format("degrees of freedom {} -> {}; {} constraint rows ({} independent); "
+                        "condition estimate {:.3g}",
+                        dof_before, rep.dof, rep.rows, rep.independent_rows,
+                        rep.condition_estimate)});
+  }
+  // the energy audit stays closed: what the switch removed counts as dissipated
+  system_.evaluate(t, y, Stage::kKinematics);
+  const double energy_after = system_.channel_value(system_.find_channel("energy.total"));
+  system_.add_dissipated_energy(y, energy_before - energy_after);
+  return stop;
+}
+
+RunStatistics Simulation::run() {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const SimulationSettings& s = system_.model().settings();
+  RunStatistics stats;
+  std::size_t warnings_logged = 0;
+  auto log_warnings = [&] {
+    const auto& w = system_.warnings();
+    for (; warnings_logged < w.size(); ++warnings_logged)
+      record({t_, "warning", "", w[warnings_logged]});
+  };
+
+  t_ = s.start;
+  y_ = system_.initial_state();
+  work_ = y_;
+  log_warnings();
+  initialise_events(t_, y_);
+  system_.assemble(t_, y_);
+  system_.set_energy_reference(t_, y_);
+  log_warnings();
+  for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
+
+  IntegratorOptions options;
+  options.rtol = s.integrator.rtol;
+  options.atol = s.integrator.atol;
+  options.step = s.integrator.step;
+  options.max_step = s.integrator.max_step;
+  integrator_ = make_integrator(s.integrator.name, *this, options);
+  integrator_->reset(t_, y_);
+  for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
+
+  output_index_ = 1;
+  double last_event_time = -1.0;
+  int events_at_same_time = 0;
+
+  try {
+    sample(t_, y_);
+    while (t_ < s.until) {
+      integrator_->step(s.until);
+      const double t1 = integrator_->t();
+      const double t0 = integrator_->t_previous();
+      if (!integrator_->y().allFinite())
+        throw SimulationError(t1, "the state became non-finite (NaN or inf)");
+
+      // earliest zero crossing of an armed event condition in (t0, t1]
+      double t_event = t1 + 1.0;
+      for (EventState& e : events_) {
+        if (!e.armed) continue;
+        const double g1 = event_function(e, t1, integrator_->y());
+        const bool rising = e.g_last <= 0.0 && g1 > 0.0 && !e.event->on_true.empty();
+        const bool falling = e.g_last > 0.0 && g1 <= 0.0 && !e.event->on_false.empty();
+        if (!rising && !falling) continue;
+        e.rising = rising;
+        // Illinois method on the dense output; keep the crossing bracketed
+        double a = t0, b = t1;
+        double fa = rising ? e.g_last : -e.g_last;
+        double fb = rising ? g1 : -g1;
+        int side = 0;
+        const double tolerance = 1e-14 * std::max(1.0, std::abs(t1));
+        for (int iter = 0; iter < 200 && b - a > tolerance; ++iter) {
+          double c = (a * fb - b * fa) / (fb - fa);
+          if (!(c > a && c < b)) c = 0.5 * (a + b);
+          integrator_->interpolate(c, work_);
+          const double gc = event_function(e, c, work_);
+          const double fc = rising ? gc : -gc;
+          if (fc > 0.0) {
+            b = c;
+            fb = fc;
+            if (side == 1) fa *= 0.5;
+            side = 1;
+          } else {
+            a = c;
+            fa = fc;
+            if (side == -1) fb *= 0.5;
+            side = -1;
+          }
+        }
+        t_event = std::min(t_event, b);
+      }
+
+      if (t_event <= t1) {
+        emit_samples_until(t_event, false);
+        integrator_->interpolate(t_event, work_);
+        VecX y_event = work_;
+        // every event whose condition has crossed by t_event fires now
+        std::vector<const EventState*> firing;
+        for (EventState& e : events_) {
+          if (!e.armed) continue;
+          const double g = event_function(e, t_event, y_event);
+          const bool rising = e.g_last <= 0.0 && g > 0.0 && !e.event->on_true.empty();
+          const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
+          if (rising || falling) {
+            e.rising = rising;
+            firing.push_back(&e);
+          }
+        }
+        if (std::abs(t_event - last_event_time) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
+          if (++events_at_same_time > 1000)
+            throw SimulationError(t_event, "events keep firing at the same instant (chattering "
+                                           "between switching conditions)");
+        } else {
+          events_at_same_time = 0;
+        }
+        last_event_time = t_event;
+        sample(t_event, y_event);  // just before the event
+        const bool stop = apply_actions(t_event, y_event, firing);
+        ++stats.events;
+        t_ = t_event;
+        y_ = y_event;
+        system_.accept(t_, y_);
+        log_warnings();
+        sample(t_, y_);  // just after
+        if (stop) {
+          record({t_, "stop", "", "stopped by an event"});
+          stats.stopped_by_event = true;
+          break;
+        }
+        integrator_->reset(t_, y_);
+        for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
+        continue;
+      }
+
+      emit_samples_until(t1, true);
+      y_ = integrator_->y();
+      system_.normalize(y_);
+      integrator_->adjust_state(y_);
+      if (s.stabilisation.projection &&
+          system_.project(t1, y_, s.stabilisation.projection_tolerance))
+        integrator_->reset(t1, y_);
+      t_ = t1;
+      system_.accept(t_, y_);
+      for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
+    }
+    if (!stats.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step)
+      sample(t_, y_);
+  } catch (const SimulationError& e) {
+    record({e.time(), "failure", "", e.what()});
+    for (Observer* o : observers_) o->on_finish(e.time(), false);
+    throw;
+  }
+  stats.integrator = integrator_->statistics();
+  stats.structure_changes = system_.structure_version() - 1;
+  stats.end_time = t_;
+  stats.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  for (Observer* o : observers_) o->on_finish(t_, true);
+  return stats;
+}
+
+}  // namespace ictus
