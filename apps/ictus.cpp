@@ -1,0 +1,235 @@
+// The ictus command line: run, check and list the channels of a model file.
+//
+// Exit status: 0 success; 2 bad input (model file, parameters, options);
+// 3 the simulation failed midway; 1 anything else (I/O).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "ictus/model_file.h"
+#include "ictus/observers.h"
+#include "ictus/simulation.h"
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitSimulationFailed = 3;
+constexpr int kExitOther = 1;
+constexpr const char* kVersion = "0.1.0";
+
+struct CommonOptions {
+  std::string model_path;
+  std::vector<std::string> sets;
+};
+
+ictus::ParameterOverrides parse_sets(const std::vector<std::string>& sets) {
+  ictus::ParameterOverrides out;
+  for (const std::string& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw ictus::ModelError({"--set", 0, 0}, "",
+                              fmt::format("expected --set name=value, got '{}'", s));
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
+}
+
+void print_structure(const ictus::System& system, const ictus::StructureReport& rep) {
+  const ictus::Model& m = system.model();
+  fmt::print("  bodies:              {}\n", rep.bodies);
+  fmt::print("  joints:              {} ({} drivers, {} force elements)\n", m.joints().size(),
+             m.drivers().size(), m.forces().size());
+  fmt::print("  constraint rows:     {} active, {} independent (rank of D)\n", rep.rows,
+             rep.independent_rows);
+  fmt::print("  degrees of freedom:  {} from the rank of D (Gruebler count: {})\n", rep.dof,
+             rep.gruebler_dof);
+  if (rep.nonholonomic_rows > 0)
+    fmt::print("  lone rotation locks: {} (velocity-level only, not integrable)\n",
+               rep.nonholonomic_rows);
+  if (!rep.redundant_rows.empty()) {
+    fmt::print("  redundant rows:      {} eliminated as dependent (consistent):\n",
+               rep.redundant_rows.size());
+    for (std::size_t k = 0; k < rep.redundant_rows.size(); ++k) {
+      std::string deps;
+      for (const std::string& d : rep.dependencies[k]) deps += (deps.empty() ? "" : ", ") + d;
+      fmt::print("    {} (depends on {})\n", rep.redundant_rows[k], deps);
+    }
+    std::string joints;
+    for (const std::string& j : rep.non_unique_reactions) joints += (joints.empty() ? "" : ", ") + j;
+    fmt::print("  reactions not unique in: {}\n", joints);
+  }
+  fmt::print("  condition estimate:  {:.4g} (spread of the LDL^T pivots of D M^-1 D^T)\n",
+             rep.condition_estimate);
+  fmt::print("  Cholesky factor:     {} non-zeros\n", rep.factor_nonzeros);
+}
+
+int command_check(const CommonOptions& opt) {
+  const ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
+  ictus::Simulation simulation(model);
+  ictus::System& system = simulation.system();
+  const double t0 = model.settings().start;
+  ictus::VecX y = system.initial_state();
+  const double before = system.position_violation(t0, y);
+  fmt::print("model '{}' ({})\n", model.name(), opt.model_path);
+  for (const std::string& w : system.warnings()) fmt::print("warning: {}\n", w);
+  system.assemble(t0, y);
+  const ictus::StructureReport rep = system.structure_report(t0, y);
+  print_structure(system, rep);
+  fmt::print("  initial violation:   {:.3g} as written, {:.3g} after assembly", before,
+             rep.max_position_violation);
+  if (!rep.worst_row.empty() && rep.max_position_violation > 0.0)
+    fmt::print(" (largest in {})", rep.worst_row);
+  fmt::print("\n  velocity violation:  {:.3g} after assembly\n", system.velocity_violation(t0, y));
+  fmt::print("  channels:            {}\n", system.channel_count());
+  fmt::print("ok\n");
+  return 0;
+}
+
+int command_channels(const CommonOptions& opt) {
+  const ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
+  const ictus::System system(model);
+  for (int k = 0; k < system.channel_count(); ++k) {
+    const ictus::ChannelInfo& c = system.channel_info(k);
+    fmt::print("{:<32} {:<10} {}{}\n", c.name, c.unit, c.description,
+               c.stage == ictus::Stage::kDynamics ? " [needs the dynamics]" : "");
+  }
+  return 0;
+}
+
+struct RunOptions {
+  double until = -1.0;
+  std::string out;
+  std::string integrator;
+  double rtol = -1.0, atol = -1.0, step = -1.0;
+  bool quiet = false;
+  bool progress = false;
+  bool no_progress = false;
+};
+
+int command_run(const CommonOptions& opt, const RunOptions& ro) {
+  ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
+  ictus::SimulationSettings& s = model.settings();
+  if (ro.until >= 0.0) s.until = ro.until;
+  if (!ro.integrator.empty()) s.integrator.name = ro.integrator;
+  if (ro.rtol > 0.0) s.integrator.rtol = ro.rtol;
+  if (ro.atol > 0.0) s.integrator.atol = ro.atol;
+  if (ro.step > 0.0) s.integrator.step = ro.step;
+  model.validate();
+
+  const std::filesystem::path out =
+      ro.out.empty() ? std::filesystem::path("out") / std::filesystem::path(opt.model_path).stem()
+                     : std::filesystem::path(ro.out);
+  ictus::Simulation simulation(model);
+  const std::vector<std::string> channels =
+      ictus::select_channels(simulation.system(), s.outputs);
+  ictus::CsvWriter csv(out, channels);
+  ictus::EventLogWriter events(out);
+  ictus::Summary summary(channels);
+  ictus::ProgressBar progress(stderr);
+  simulation.add_observer(csv);
+  simulation.add_observer(events);
+  simulation.add_observer(summary);
+  if (!ro.no_progress && (ro.progress || isatty(STDERR_FILENO) != 0))
+    simulation.add_observer(progress);
+
+  if (!ro.quiet) fmt::print("ictus {}: model '{}' ({})\n", kVersion, model.name(), opt.model_path);
+  ictus::RunStatistics stats;
+  try {
+    stats = simulation.run();
+  } catch (const ictus::SimulationError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "partial results: {} (incomplete), event log: {}\n",
+               (out / "results.incomplete.csv").string(), (out / "events.csv").string());
+    return kExitSimulationFailed;
+  }
+  if (ro.quiet) return 0;
+  for (const ictus::EventRecord& r : simulation.events())
+    if (r.kind == "warning") fmt::print("warning: {}\n", r.detail);
+  const ictus::StructureReport rep =
+      simulation.system().structure_report(simulation.time(), simulation.state());
+  fmt::print("  {} bodies, {} constraint rows ({} independent), {} degrees of freedom at the end\n",
+             rep.bodies, rep.rows, rep.independent_rows, rep.dof);
+  fmt::print("  simulated {:.6g} -> {:.6g} s with {} (rtol {:.1g}): {} steps, {} rejected, {} "
+             "evaluations, {:.3f} s wall time\n",
+             s.start, stats.end_time, s.integrator.name, s.integrator.rtol,
+             stats.integrator.steps, stats.integrator.rejected, stats.integrator.evaluations,
+             stats.wall_seconds);
+  if (stats.events > 0)
+    fmt::print("  {} event(s){}; see {}\n", stats.events,
+               stats.stopped_by_event ? ", stopped by an event" : "",
+               (out / "events.csv").string());
+  fmt::print("\n{}\n", summary.table());
+  fmt::print("energy balance error: {:.3g} J ({:.3g} relative to the largest kinetic + potential "
+             "energy)\n",
+             summary.energy_balance_error(), summary.relative_energy_balance_error());
+  fmt::print("results: {} ({} channels)\n", csv.final_path().string(), channels.size() + 1);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ictus: dynamics of mechanisms whose structure and contacts change"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+  CommonOptions common;
+  RunOptions run_opt;
+
+  CLI::App* run = app.add_subcommand("run", "simulate a model file and write results");
+  run->add_option("model", common.model_path, "model file (YAML)")->required();
+  run->add_option("--until", run_opt.until, "end time [s] (overrides simulate.until)");
+  run->add_option("--out", run_opt.out, "output directory (default: out/<model name>)");
+  run->add_option("--integrator", run_opt.integrator, "dopri5 or rk4");
+  run->add_option("--rtol", run_opt.rtol, "relative tolerance (dopri5)");
+  run->add_option("--atol", run_opt.atol, "absolute tolerance (dopri5)");
+  run->add_option("--step", run_opt.step, "fixed step [s] (rk4)");
+  run->add_option("--set", common.sets, "override a parameter: --set name=value")
+      ->allow_extra_args(false);
+  run->add_flag("--quiet", run_opt.quiet, "print nothing on success");
+  run->add_flag("--progress", run_opt.progress, "always show the progress bar");
+  run->add_flag("--no-progress", run_opt.no_progress, "never show the progress bar");
+
+  CLI::App* check = app.add_subcommand("check", "validate and assemble a model, report its structure");
+  check->add_option("model", common.model_path, "model file (YAML)")->required();
+  check->add_option("--set", common.sets, "override a parameter: --set name=value")
+      ->allow_extra_args(false);
+
+  CLI::App* channels = app.add_subcommand("channels", "list the output channels of a model");
+  channels->add_option("model", common.model_path, "model file (YAML)")->required();
+  channels->add_option("--set", common.sets, "override a parameter: --set name=value")
+      ->allow_extra_args(false);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
+  }
+  try {
+    if (run->parsed()) return command_run(common, run_opt);
+    if (check->parsed()) return command_check(common);
+    if (channels->parsed()) return command_channels(common);
+  } catch (const ictus::ModelError& e) {
+    std::fflush(stdout);
+    if (e.where().known()) {
+      fmt::print(stderr, "{}\n", e.what());
+    } else {
+      fmt::print(stderr, "{}: {}\n", common.model_path, e.what());
+    }
+    return kExitBadInput;
+  } catch (const ictus::SimulationError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitSimulationFailed;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitOther;
+  }
+  return 0;
+}

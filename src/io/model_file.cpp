@@ -1,0 +1,757 @@
+// The model-file loader: YAML -> Model. docs/model-file.md is the reference
+// of the format; every key read here is documented there.
+#include "ictus/model_file.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "../text_util.h"
+#include "ictus/constraints/distance.h"
+#include "ictus/constraints/perpendicular.h"
+#include "ictus/constraints/point_coincidence.h"
+#include "ictus/constraints/point_on_plane.h"
+#include "ictus/constraints/rotation_lock.h"
+#include "ictus/forces/joint_spring_damper.h"
+#include "ictus/forces/point_load.h"
+#include "ictus/forces/spring_damper.h"
+#include "yaml_reader.h"
+
+namespace ictus {
+
+using internal::FileContext;
+using internal::MapReader;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// parameters
+
+struct ParameterText {
+  std::string text;
+  SourceLocation where;
+};
+
+class ParameterResolver {
+ public:
+  ParameterResolver(std::vector<std::pair<std::string, ParameterText>> texts)
+      : texts_(std::move(texts)) {}
+
+  internal::ParameterValues resolve() {
+    for (const auto& [name, text] : texts_) resolve_one(name);
+    return values_;
+  }
+
+ private:
+  const ParameterText* find(const std::string& name) const {
+    for (const auto& [n, t] : texts_)
+      if (n == name) return &t;
+    return nullptr;
+  }
+
+  void resolve_one(const std::string& name) {
+    if (values_.count(name) != 0) return;
+    const ParameterText* text = find(name);
+    const std::string element = fmt::format("parameter '{}'", name);
+    if (std::find(stack_.begin(), stack_.end(), name) != stack_.end()) {
+      std::string chain;
+      for (const std::string& s : stack_) chain += s + " -> ";
+      throw ModelError(text->where, element,
+                       fmt::format("parameters refer to each other in a cycle: {}{}", chain, name));
+    }
+    stack_.push_back(name);
+    // resolve the parameters this formula mentions first
+    static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
+    for (auto it = std::sregex_iterator(text->text.begin(), text->text.end(), kIdentifier);
+         it != std::sregex_iterator(); ++it) {
+      const std::string word = it->str();
+      if (word != name && find(word) != nullptr) resolve_one(word);
+    }
+    values_[name] = internal::evaluate_constant(Expression(text->text, text->where), values_,
+                                                element);
+    stack_.pop_back();
+  }
+
+  std::vector<std::pair<std::string, ParameterText>> texts_;
+  internal::ParameterValues values_;
+  std::vector<std::string> stack_;
+};
+
+bool is_identifier(const std::string& s) {
+  static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
+  return std::regex_match(s, kIdentifier);
+}
+
+void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides,
+                     FileContext& ctx, Model& model) {
+  std::vector<std::pair<std::string, ParameterText>> texts;
+  if (node) {
+    const MapReader check(node, ctx, "parameters");  // validates the mapping
+    for (const auto& kv : node) {
+      const std::string name = kv.first.as<std::string>();
+      const std::string element = fmt::format("parameter '{}'", name);
+      if (!is_identifier(name))
+        throw ModelError(ctx.at(kv.first), element,
+                         "parameter names must start with a letter or '_' and contain only "
+                         "letters, digits and '_'");
+      if (internal::is_reserved_name(name))
+        throw ModelError(ctx.at(kv.first), element,
+                         fmt::format("'{}' is reserved (time, constants and functions)", name));
+      if (!kv.second.IsScalar() || kv.second.Scalar().empty())
+        throw ModelError(ctx.at(kv.second), element,
+                         fmt::format("expected a number or a formula, got {}",
+                                     internal::describe(kv.second)));
+      texts.push_back({name, {kv.second.Scalar(), ctx.text_at(kv.second)}});
+    }
+  }
+  for (const auto& [name, value] : overrides) {
+    auto it = std::find_if(texts.begin(), texts.end(), [&](const auto& p) { return p.first == name; });
+    if (it == texts.end()) {
+      std::vector<std::string> names;
+      for (const auto& p : texts) names.push_back(p.first);
+      throw ModelError({"--set", 0, 0}, fmt::format("parameter '{}'", name),
+                       fmt::format("the model has no parameter '{}'{}; its parameters are: {}",
+                                   name, internal::did_you_mean(name, names),
+                                   internal::join_names(names, 40)));
+    }
+    it->second = {value, {fmt::format("--set {}={}", name, value), 0, 0}};
+  }
+  ctx.parameters = ParameterResolver(std::move(texts)).resolve();
+  for (const auto& [name, value] : ctx.parameters) model.set_parameter(name, value);
+}
+
+// ---------------------------------------------------------------------------
+// bodies
+
+Mat3 read_inertia(const YAML::Node& node, const FileContext& ctx, const std::string& element) {
+  auto num = [&](const YAML::Node& n) { return internal::read_number(n, ctx, element, "inertia"); };
+  Mat3 j = Mat3::Zero();
+  if (node.IsSequence() && node.size() == 3 && node[0].IsSequence()) {
+    for (std::size_t r = 0; r < 3; ++r) {
+      if (!node[r].IsSequence() || node[r].size() != 3)
+        throw ModelError(ctx.at(node[r]), element, "inertia matrix rows must have three numbers");
+      for (std::size_t c = 0; c < 3; ++c)
+        j(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = num(node[r][c]);
+    }
+    return j;
+  }
+  if (node.IsSequence() && node.size() == 3) {
+    j.diagonal() << num(node[0]), num(node[1]), num(node[2]);
+    return j;
+  }
+  if (node.IsSequence() && node.size() == 6) {
+    j(0, 0) = num(node[0]);
+    j(1, 1) = num(node[1]);
+    j(2, 2) = num(node[2]);
+    j(0, 1) = j(1, 0) = num(node[3]);
+    j(0, 2) = j(2, 0) = num(node[4]);
+    j(1, 2) = j(2, 1) = num(node[5]);
+    return j;
+  }
+  throw ModelError(ctx.at(node), element,
+                   fmt::format("'inertia' must be [Jxx, Jyy, Jzz], [Jxx, Jyy, Jzz, Jxy, Jxz, Jyz] "
+                               "(tensor entries) or a 3x3 matrix, got {}",
+                               internal::describe(node)));
+}
+
+Quat read_orientation(const YAML::Node& node, const FileContext& ctx, const std::string& element) {
+  MapReader r(node, ctx, element + " orientation");
+  if (r.has("quaternion")) {
+    const YAML::Node q = r.get("quaternion");
+    if (!q.IsSequence() || q.size() != 4)
+      throw ModelError(ctx.at(q), element, "'quaternion' must be [w, x, y, z]");
+    double c[4];
+    for (std::size_t k = 0; k < 4; ++k) c[k] = internal::read_number(q[k], ctx, element, "quaternion");
+    const Quat quat(c[0], c[1], c[2], c[3]);
+    if (std::abs(quat.norm() - 1.0) > 1e-9)
+      throw ModelError(ctx.at(q), element,
+                       fmt::format("'quaternion' must have unit norm, its norm is {:.12g}",
+                                   quat.norm()));
+    r.finish();
+    return quat;
+  }
+  if (r.has("matrix")) {
+    const YAML::Node m = r.get("matrix");
+    Mat3 rot;
+    if (!m.IsSequence() || m.size() != 3)
+      throw ModelError(ctx.at(m), element, "'matrix' must be three rows of three numbers");
+    for (std::size_t i = 0; i < 3; ++i)
+      rot.row(static_cast<Eigen::Index>(i)) =
+          internal::read_vec3(m[i], ctx, element, "matrix row").transpose();
+    if ((rot.transpose() * rot - Mat3::Identity()).norm() > 1e-9 || rot.determinant() < 0.0)
+      throw ModelError(ctx.at(m), element,
+                       "'matrix' must be a rotation matrix (orthonormal, determinant +1)");
+    r.finish();
+    return Quat(rot);
+  }
+  const Vec3 axis = r.required_unit_vec3("axis");
+  double angle = 0.0;
+  if (r.has("angle_deg")) {
+    angle = r.required_number("angle_deg") * kPi / 180.0;
+  } else {
+    angle = r.required_number("angle");
+  }
+  r.finish({"quaternion", "matrix", "angle", "angle_deg"});
+  return quat_from_axis_angle(axis, angle);
+}
+
+void read_bodies(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  if (!node) return;
+  const MapReader check(node, ctx, "bodies");
+  for (const auto& kv : node) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string element = fmt::format("body '{}'", name);
+    MapReader r(kv.second, ctx, element);
+    Body b;
+    b.name = name;
+    b.where = ctx.at(kv.first);
+    const YAML::Node mass_node = r.required("mass", "a positive number [kg]");
+    b.mass = internal::read_number(mass_node, ctx, element, "mass");
+    const YAML::Node inertia_node = r.required("inertia", "[Jxx, Jyy, Jzz] [kg m^2]");
+    b.inertia = read_inertia(inertia_node, ctx, element);
+    b.position = r.vec3("position", Vec3::Zero());
+    if (const YAML::Node o = r.get("orientation")) b.orientation = read_orientation(o, ctx, element);
+    b.velocity = r.vec3("velocity", Vec3::Zero());
+    b.angular_velocity = r.vec3("angular_velocity", Vec3::Zero());
+    r.finish();
+    try {
+      model.add_body(b);
+    } catch (const ModelError& e) {
+      // point at the offending key rather than at the body
+      if (e.detail().find("mass") == 0) throw ModelError(ctx.at(mass_node), e.element(), e.detail());
+      if (e.detail().find("inertia") != std::string::npos)
+        throw ModelError(ctx.at(inertia_node), e.element(), e.detail());
+      throw;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// switching keys shared by joints, drivers and forces
+
+void read_switching(MapReader& r, const std::string& name, Model& model,
+                    std::vector<Event>& generated) {
+  if (!r.boolean("enabled", true)) model.set_initially_enabled(name, false);
+  auto condition = [&](const char* key) -> std::optional<Condition> {
+    const auto e = r.optional_expression(key);
+    if (!e) return std::nullopt;
+    Condition c{*e};
+    (void)split_condition(c, r.element());  // syntax errors now, with location
+    return c;
+  };
+  auto make = [&](const char* what, Condition c, std::vector<Action> on_true,
+                  std::vector<Action> on_false, bool once) {
+    Event e;
+    e.name = name + "." + what;
+    e.condition = std::move(c);
+    e.on_true = std::move(on_true);
+    e.on_false = std::move(on_false);
+    e.once = once;
+    e.where = r.where();
+    generated.push_back(std::move(e));
+  };
+  using K = Action::Kind;
+  if (auto c = condition("active_when"))
+    make("active_when", *c, {{K::kEnable, name, {}}}, {{K::kDisable, name, {}}}, false);
+  if (auto c = condition("until")) make("until", *c, {{K::kDisable, name, {}}}, {}, true);
+  if (auto c = condition("after")) {
+    model.set_initially_enabled(name, false);
+    make("after", *c, {{K::kEnable, name, {}}}, {}, true);
+  }
+}
+
+const std::vector<std::string> kSwitchingKeys = {"enabled", "active_when", "until", "after"};
+
+// ---------------------------------------------------------------------------
+// joints
+
+std::pair<std::string, std::string> read_pair(MapReader& r, const std::string& key,
+                                              const std::string& expected) {
+  const YAML::Node n = r.required(key, expected);
+  if (!n.IsSequence() || n.size() != 2 || !n[0].IsScalar() || !n[1].IsScalar())
+    throw ModelError(r.context().at(n), r.element(),
+                     fmt::format("'{}' must be {}, got {}", key, expected, internal::describe(n)));
+  return {n[0].Scalar(), n[1].Scalar()};
+}
+
+// Builds the elementary constraints of a 'custom' joint (world geometry at t0).
+void read_custom_members(const YAML::Node& list, const FileContext& ctx, const std::string& element,
+                         const Model& model, Joint& joint) {
+  if (!list.IsSequence() || list.size() == 0)
+    throw ModelError(ctx.at(list), element,
+                     "'constraints' must be a list of elementary constraints");
+  const Vec3 pb = model.initial_position(joint.base);
+  const Mat3 Rb = model.initial_orientation(joint.base).toRotationMatrix();
+  const Vec3 pf = model.initial_position(joint.follower);
+  const Mat3 Rf = model.initial_orientation(joint.follower).toRotationMatrix();
+  const Vec3 at = Rb * joint.frame_base.origin + pb;
+  auto in_base = [&](const Vec3& p_W) -> Vec3 { return Rb.transpose() * (p_W - pb); };
+  auto in_follower = [&](const Vec3& p_W) -> Vec3 { return Rf.transpose() * (p_W - pf); };
+  static const std::vector<std::string> kTypes = {"point_on_plane", "rotation_lock",
+                                                  "point_coincidence", "distance",
+                                                  "perpendicular"};
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader r(list[i], ctx, fmt::format("{} constraint {}", element, i + 1));
+    const std::string type = r.required_string("type", "an elementary constraint type");
+    const std::string label = r.string("label", fmt::format("{}_{}", type, i));
+    if (!is_identifier(label))
+      throw ModelError(r.where(), r.element(), "'label' must be an identifier");
+    std::shared_ptr<const ElementaryConstraint> c;
+    if (type == "point_on_plane") {
+      const Vec3 normal = r.required_unit_vec3("normal");
+      const Vec3 point = r.vec3("point", at);
+      const Vec3 plane_point = r.vec3("plane_point", point);
+      c = std::make_shared<PointOnPlane>(in_base(plane_point), Rb.transpose() * normal,
+                                         in_follower(point));
+    } else if (type == "rotation_lock") {
+      const Vec3 axis = r.required_unit_vec3("axis");
+      c = std::make_shared<RotationLock>(Rb.transpose() * axis, Rf.transpose() * axis);
+    } else if (type == "point_coincidence") {
+      const Vec3 point = r.vec3("point", at);
+      c = std::make_shared<PointCoincidence>(in_base(point), in_follower(point));
+    } else if (type == "distance") {
+      const YAML::Node pts = r.required("points", "[[base point], [follower point]]");
+      if (!pts.IsSequence() || pts.size() != 2)
+        throw ModelError(ctx.at(pts), r.element(), "'points' must be two points");
+      const Vec3 a = internal::read_vec3(pts[0], ctx, r.element(), "points");
+      const Vec3 b = internal::read_vec3(pts[1], ctx, r.element(), "points");
+      const double length = r.positive("length", (b - a).norm());
+      if ((b - a).norm() < 1e-12 && !r.has("length"))
+        throw ModelError(ctx.at(pts), r.element(), "the two points of a distance coincide");
+      c = std::make_shared<Distance>(in_base(a), in_follower(b), length);
+    } else if (type == "perpendicular") {
+      const Vec3 a = r.required_unit_vec3("axis");
+      const Vec3 b = r.required_unit_vec3("follower_axis");
+      if (std::abs(a.dot(b)) > 1e-9)
+        throw ModelError(r.where(), r.element(),
+                         "'axis' and 'follower_axis' must be perpendicular initially");
+      c = std::make_shared<Perpendicular>(Rb.transpose() * a, Rf.transpose() * b);
+    } else {
+      throw ModelError(ctx.at(r.get("type")), r.element(),
+                       fmt::format("unknown elementary constraint '{}'{}; known: {}", type,
+                                   internal::did_you_mean(type, kTypes),
+                                   internal::join_names(kTypes)));
+    }
+    r.finish({"type", "label", "normal", "point", "plane_point", "axis", "points", "length",
+              "follower_axis"});
+    for (const JointMember& m : joint.members)
+      if (m.label == label)
+        throw ModelError(r.where(), r.element(), fmt::format("label '{}' is used twice", label));
+    joint.members.push_back({c, label});
+  }
+}
+
+void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
+                 std::vector<Event>& generated) {
+  if (!node) return;
+  const MapReader check(node, ctx, "joints");
+  static const std::set<std::string> kNeedAxis = {"revolute",    "prismatic", "cylindrical",
+                                                  "planar",      "universal", "point_on_line"};
+  for (const auto& kv : node) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string element = fmt::format("joint '{}'", name);
+    MapReader r(kv.second, ctx, element);
+    Joint joint;
+    joint.name = name;
+    joint.where = ctx.at(kv.first);
+    const YAML::Node type_node = r.required("type", "a joint type");
+    joint.type = r.required_string("type", "a joint type");
+    const auto [base, follower] = read_pair(r, "between", "[base, follower] body names");
+    joint.base = model.body_index(base, element, ctx.at(r.get("between")));
+    joint.follower = model.body_index(follower, element, ctx.at(r.get("between")));
+    JointPlacement place;
+    place.origin_W = r.required_vec3("at");
+    const bool needs_axis = kNeedAxis.count(joint.type) != 0;
+    const Vec3 axis = needs_axis ? r.required_unit_vec3("axis") : r.unit_vec3("axis", Vec3::UnitZ());
+    Vec3 reference = r.vec3("reference", Vec3::Zero());
+    if (r.has("reference") && reference.cross(axis).norm() < 1e-9 * std::max(1.0, reference.norm()))
+      throw ModelError(ctx.at(r.get("reference")), element,
+                       "'reference' must not be parallel to 'axis'");
+    if (joint.type == "universal") {
+      // x = the base's pin (axis), y = the follower's pin (second_axis)
+      const Vec3 second = r.required_unit_vec3("second_axis");
+      if (std::abs(second.dot(axis)) > 1e-9)
+        throw ModelError(ctx.at(r.get("second_axis")), element,
+                         "'second_axis' must be perpendicular to 'axis'");
+      place.axes_W.col(0) = axis;
+      place.axes_W.col(1) = second;
+      place.axes_W.col(2) = axis.cross(second);
+    } else {
+      place.axes_W = frame_from_z(axis, reference);
+    }
+    place_joint(joint, place, model.initial_position(joint.base),
+                model.initial_orientation(joint.base), model.initial_position(joint.follower),
+                model.initial_orientation(joint.follower));
+    if (r.has("initial_angle_deg")) {
+      joint.angle_offset = r.required_number("initial_angle_deg") * kPi / 180.0;
+    } else {
+      joint.angle_offset = r.number("initial_angle", 0.0);
+    }
+    joint.translation_offset = r.number("initial_position", 0.0);
+    if (joint.type == "custom") {
+      read_custom_members(r.required("constraints", "a list of elementary constraints"), ctx,
+                          element, model, joint);
+    } else if (joint.type == "distance") {
+      const YAML::Node pts = r.required("points", "[[base point], [follower point]]");
+      if (!pts.IsSequence() || pts.size() != 2)
+        throw ModelError(ctx.at(pts), element, "'points' must be two points [[x,y,z], [x,y,z]]");
+      const Vec3 a = internal::read_vec3(pts[0], ctx, element, "points");
+      const Vec3 b = internal::read_vec3(pts[1], ctx, element, "points");
+      if ((b - a).norm() < 1e-12)
+        throw ModelError(ctx.at(pts), element, "the two points of a distance joint coincide");
+      const Mat3 Rb = model.initial_orientation(joint.base).toRotationMatrix();
+      const Mat3 Rf = model.initial_orientation(joint.follower).toRotationMatrix();
+      joint.members.push_back(
+          {std::make_shared<Distance>(Rb.transpose() * (a - model.initial_position(joint.base)),
+                                      Rf.transpose() * (b - model.initial_position(joint.follower)),
+                                      (b - a).norm()),
+           "distance"});
+    } else {
+      try {
+        add_standard_constraints(joint);
+      } catch (const ModelError& e) {
+        throw ModelError(ctx.at(type_node), e.element(), e.detail());
+      }
+    }
+    std::vector<std::string> known = {"type", "between", "at", "axis", "reference",
+                                      "second_axis", "initial_angle", "initial_angle_deg",
+                                      "initial_position", "constraints", "points"};
+    known.insert(known.end(), kSwitchingKeys.begin(), kSwitchingKeys.end());
+    read_switching(r, name, model, generated);
+    r.finish(known);
+    model.add_joint(std::move(joint));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// drivers
+
+void read_drivers(const YAML::Node& node, const FileContext& ctx, Model& model,
+                  std::vector<Event>& generated) {
+  if (!node) return;
+  const MapReader check(node, ctx, "drivers");
+  for (const auto& kv : node) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string element = fmt::format("driver '{}'", name);
+    MapReader r(kv.second, ctx, element);
+    Driver d;
+    d.name = name;
+    d.where = ctx.at(kv.first);
+    d.joint = r.required_string("joint", "the name of the driven joint");
+    if (r.has("angle") == r.has("position"))
+      throw ModelError(r.where(), element,
+                       "give exactly one of 'angle' (rotation, rad) or 'position' (translation, "
+                       "m) as a formula of t");
+    d.coordinate = r.has("angle") ? Driver::Coordinate::kAngle : Driver::Coordinate::kTranslation;
+    d.motion.value = r.expression(r.has("angle") ? "angle" : "position");
+    if (const auto rate = r.optional_expression("rate")) d.motion.rate_text = rate->text;
+    if (const auto acc = r.optional_expression("acceleration"))
+      d.motion.acceleration_text = acc->text;
+    std::vector<std::string> known = {"joint", "angle", "position", "rate", "acceleration"};
+    known.insert(known.end(), kSwitchingKeys.begin(), kSwitchingKeys.end());
+    read_switching(r, name, model, generated);
+    r.finish(known);
+    model.add_driver(std::move(d));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// forces: one reader per type, found by name
+
+using ForceReader = std::function<std::unique_ptr<ForceElement>(MapReader&, const std::string&,
+                                                                const Model&)>;
+
+std::unique_ptr<ForceElement> read_spring_damper(MapReader& r, const std::string& name,
+                                                 const Model& model) {
+  const FileContext& ctx = r.context();
+  if (r.has("joint")) {
+    JointSpringDamper::Parameters p;
+    p.stiffness = r.positive("stiffness", 0.0, true);
+    p.damping = r.positive("damping", 0.0, true);
+    p.free_value = r.number("free_position", 0.0);
+    p.preload = r.number("preload", 0.0);
+    return std::make_unique<JointSpringDamper>(name, r.required_string("joint", "a joint name"),
+                                               JointSpringDamper::Coordinate::kTranslation, p,
+                                               r.where());
+  }
+  const auto [a, b] = read_pair(r, "between", "[body, body]");
+  const BodyIndex ia = model.body_index(a, r.element(), ctx.at(r.get("between")));
+  const BodyIndex ib = model.body_index(b, r.element(), ctx.at(r.get("between")));
+  Vec3 pa = model.initial_position(ia);
+  Vec3 pb = model.initial_position(ib);
+  if (const YAML::Node pts = r.get("points")) {
+    if (!pts.IsSequence() || pts.size() != 2)
+      throw ModelError(ctx.at(pts), r.element(), "'points' must be two points [[x,y,z], [x,y,z]]");
+    pa = internal::read_vec3(pts[0], ctx, r.element(), "points");
+    pb = internal::read_vec3(pts[1], ctx, r.element(), "points");
+  }
+  SpringDamper::Parameters p;
+  p.stiffness = r.positive("stiffness", 0.0, true);
+  p.damping = r.positive("damping", 0.0, true);
+  p.free_length = r.positive("free_length", (pb - pa).norm(), true);
+  p.preload = r.number("preload", 0.0);
+  const Mat3 Ra = model.initial_orientation(ia).toRotationMatrix();
+  const Mat3 Rb = model.initial_orientation(ib).toRotationMatrix();
+  return std::make_unique<SpringDamper>(name, ia, Ra.transpose() * (pa - model.initial_position(ia)),
+                                        ib, Rb.transpose() * (pb - model.initial_position(ib)), p,
+                                        r.where());
+}
+
+std::unique_ptr<ForceElement> read_rotational_spring_damper(MapReader& r, const std::string& name,
+                                                            const Model&) {
+  JointSpringDamper::Parameters p;
+  p.stiffness = r.positive("stiffness", 0.0, true);
+  p.damping = r.positive("damping", 0.0, true);
+  p.free_value = r.has("free_angle_deg") ? r.required_number("free_angle_deg") * kPi / 180.0
+                                         : r.number("free_angle", 0.0);
+  p.preload = r.number("preload", 0.0);
+  return std::make_unique<JointSpringDamper>(name, r.required_string("joint", "a joint name"),
+                                             JointSpringDamper::Coordinate::kAngle, p, r.where());
+}
+
+std::unique_ptr<ForceElement> read_load(MapReader& r, const std::string& name, const Model& model,
+                                        PointLoad::Kind kind) {
+  const FileContext& ctx = r.context();
+  const std::string on = r.required_string("on", "a body name");
+  const BodyIndex b = model.body_index(on, r.element(), ctx.at(r.get("on")));
+  const Vec3 p_body = model.initial_position(b);
+  const Mat3 R = model.initial_orientation(b).toRotationMatrix();
+  const Vec3 at = kind == PointLoad::Kind::kForce ? r.vec3("at", p_body) : p_body;
+  const std::string frame = r.string("frame", "world");
+  if (frame != "world" && frame != "body")
+    throw ModelError(ctx.at(r.get("frame")), r.element(),
+                     fmt::format("'frame' must be 'world' or 'body', got '{}'", frame));
+  const auto axes = frame == "world" ? PointLoad::Axes::kWorld : PointLoad::Axes::kBody;
+  if (r.has("components") == r.has("value"))
+    throw ModelError(r.where(), r.element(),
+                     "give either 'components' (three formulas) or 'direction' and 'value'");
+  if (r.has("components")) {
+    const YAML::Node c = r.get("components");
+    if (!c.IsSequence() || c.size() != 3)
+      throw ModelError(ctx.at(c), r.element(), "'components' must be three formulas");
+    std::array<Expression, 3> e;
+    for (std::size_t k = 0; k < 3; ++k)
+      e[k] = internal::read_expression(c[k], ctx, r.element(), "components");
+    return std::make_unique<PointLoad>(name, kind, b, R.transpose() * (at - p_body), e, axes,
+                                       r.where());
+  }
+  const Vec3 direction = r.required_unit_vec3("direction");
+  return std::make_unique<PointLoad>(name, kind, b, R.transpose() * (at - p_body), direction,
+                                     r.expression("value"), axes, r.where());
+}
+
+const std::map<std::string, ForceReader>& force_readers() {
+  static const std::map<std::string, ForceReader> kReaders = {
+      {"spring_damper", read_spring_damper},
+      {"rotational_spring_damper", read_rotational_spring_damper},
+      {"force",
+       [](MapReader& r, const std::string& n, const Model& m) {
+         return read_load(r, n, m, PointLoad::Kind::kForce);
+       }},
+      {"torque",
+       [](MapReader& r, const std::string& n, const Model& m) {
+         return read_load(r, n, m, PointLoad::Kind::kTorque);
+       }},
+  };
+  return kReaders;
+}
+
+void read_forces(const YAML::Node& node, const FileContext& ctx, Model& model,
+                 std::vector<Event>& generated) {
+  if (!node) return;
+  const MapReader check(node, ctx, "forces");
+  std::vector<std::string> types;
+  for (const auto& [type, reader] : force_readers()) types.push_back(type);
+  for (const auto& kv : node) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string element = fmt::format("force '{}'", name);
+    MapReader r(kv.second, ctx, element);
+    const std::string type = r.required_string("type", "a force type");
+    const auto it = force_readers().find(type);
+    if (it == force_readers().end())
+      throw ModelError(ctx.at(r.get("type")), element,
+                       fmt::format("unknown force type '{}'{}; known types: {}", type,
+                                   internal::did_you_mean(type, types),
+                                   internal::join_names(types)));
+    auto force = it->second(r, name, model);
+    std::vector<std::string> known = {"type",    "joint",          "between",    "points",
+                                      "stiffness", "damping",      "free_length", "free_position",
+                                      "free_angle", "free_angle_deg", "preload",  "on",
+                                      "at",      "frame",          "components", "direction",
+                                      "value"};
+    known.insert(known.end(), kSwitchingKeys.begin(), kSwitchingKeys.end());
+    read_switching(r, name, model, generated);
+    r.finish(known);
+    model.add_force(std::move(force));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// events, initial velocities, settings
+
+std::vector<Action> read_actions(const YAML::Node& node, const FileContext& ctx,
+                                 const std::string& element) {
+  std::vector<Action> out;
+  auto one = [&](const YAML::Node& a) {
+    if (a.IsScalar() && a.Scalar() == "stop") {
+      out.push_back({Action::Kind::kStop, {}, ctx.at(a)});
+      return;
+    }
+    if (a.IsMap() && a.size() == 1) {
+      const std::string verb = a.begin()->first.as<std::string>();
+      const YAML::Node target = a.begin()->second;
+      if ((verb == "enable" || verb == "disable") && target.IsScalar()) {
+        out.push_back({verb == "enable" ? Action::Kind::kEnable : Action::Kind::kDisable,
+                       target.Scalar(), ctx.at(target)});
+        return;
+      }
+    }
+    throw ModelError(ctx.at(a), element,
+                     fmt::format("an action is 'stop', '{{enable: name}}' or '{{disable: name}}', "
+                                 "got {}",
+                                 internal::describe(a)));
+  };
+  if (node.IsSequence()) {
+    for (const auto& a : node) one(a);
+  } else {
+    one(node);
+  }
+  return out;
+}
+
+void read_events(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  if (!node) return;
+  const MapReader check(node, ctx, "events");
+  for (const auto& kv : node) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string element = fmt::format("event '{}'", name);
+    MapReader r(kv.second, ctx, element);
+    Event e;
+    e.name = name;
+    e.where = ctx.at(kv.first);
+    e.condition = Condition{r.expression("when")};
+    (void)split_condition(e.condition, element);
+    e.on_true = read_actions(r.required("do", "an action or a list of actions"), ctx, element);
+    if (const YAML::Node f = r.get("on_false")) e.on_false = read_actions(f, ctx, element);
+    e.once = r.boolean("once", false);
+    r.finish();
+    model.add_event(std::move(e));
+  }
+}
+
+void read_initial_velocities(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  if (!node) return;
+  const MapReader check(node, ctx, "initial_velocities");
+  for (const auto& kv : node) {
+    GivenVelocity g;
+    g.channel = kv.first.as<std::string>();
+    g.where = ctx.at(kv.first);
+    if (!kv.second.IsScalar())
+      throw ModelError(ctx.at(kv.second), "initial_velocities",
+                       fmt::format("'{}' must be a number or formula", g.channel));
+    g.value = Expression(kv.second.Scalar(), ctx.text_at(kv.second));
+    model.add_given_velocity(std::move(g));
+  }
+}
+
+void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  SimulationSettings& s = model.settings();
+  if (!node) return;
+  MapReader r(node, ctx, "simulate");
+  s.where = r.where();
+  s.start = r.number("start", s.start);
+  s.until = r.number("until", s.until);
+  s.output_step = r.positive("output_step", s.output_step);
+  s.integrator.where = r.where();
+  s.integrator.name = r.string("integrator", s.integrator.name);
+  s.integrator.rtol = r.positive("rtol", s.integrator.rtol);
+  s.integrator.atol = r.positive("atol", s.integrator.atol);
+  s.integrator.step = r.positive("step", s.integrator.step);
+  s.integrator.max_step = r.positive("max_step", s.integrator.max_step, true);
+  if (const YAML::Node out = r.get("outputs")) {
+    if (!out.IsSequence())
+      throw ModelError(ctx.at(out), "simulate", "'outputs' must be a list of channel names");
+    for (const auto& o : out) {
+      if (!o.IsScalar())
+        throw ModelError(ctx.at(o), "simulate", "'outputs' entries must be channel names");
+      s.outputs.push_back({o.Scalar(), ctx.at(o)});
+    }
+  }
+  r.finish();
+}
+
+void read_stabilisation(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  if (!node) return;
+  StabilisationSettings& s = model.settings().stabilisation;
+  MapReader r(node, ctx, "stabilisation");
+  s.baumgarte_position = r.positive("baumgarte_position", s.baumgarte_position, true);
+  s.baumgarte_velocity = r.positive("baumgarte_velocity", s.baumgarte_velocity, true);
+  s.projection = r.boolean("projection", s.projection);
+  s.projection_tolerance = r.positive("projection_tolerance", s.projection_tolerance);
+  r.finish();
+}
+
+}  // namespace
+
+Model parse_model(const std::string& text, const std::string& source_name,
+                  const ParameterOverrides& overrides) {
+  FileContext ctx;
+  ctx.file = source_name;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ModelError({source_name, e.mark.line + 1, e.mark.column + 1}, "",
+                     fmt::format("not valid YAML: {}", e.msg));
+  }
+  if (!root.IsMap())
+    throw ModelError({source_name, 1, 1}, "",
+                     "a model file is a YAML mapping with keys such as 'bodies' and 'joints'");
+  MapReader top(root, ctx, "model");
+  Model model;
+  model.set_name(top.string("name", source_name));
+  (void)top.string("description", "");
+  if (const YAML::Node v = top.get("ictus")) {
+    if (internal::read_number(v, ctx, "model", "ictus") != 1.0)
+      throw ModelError(ctx.at(v), "model", "this version of ictus reads model format 1");
+  }
+  read_parameters(top.get("parameters"), overrides, ctx, model);
+  if (const YAML::Node g = top.get("gravity"))
+    model.set_gravity(internal::read_vec3(g, ctx, "gravity", "gravity"), ctx.at(g));
+  read_bodies(top.get("bodies"), ctx, model);
+  std::vector<Event> generated;
+  read_joints(top.get("joints"), ctx, model, generated);
+  read_drivers(top.get("drivers"), ctx, model, generated);
+  read_forces(top.get("forces"), ctx, model, generated);
+  for (Event& e : generated) model.add_event(std::move(e));
+  read_events(top.get("events"), ctx, model);
+  read_initial_velocities(top.get("initial_velocities"), ctx, model);
+  read_simulate(top.get("simulate"), ctx, model);
+  YAML::Node stab = top.get("stabilisation");
+  if (!stab) stab = top.get("stabilization");
+  read_stabilisation(stab, ctx, model);
+  top.finish({"stabilisation", "stabilization"});
+  try {
+    model.validate();
+  } catch (const ModelError& e) {
+    if (e.where().known()) throw;
+    throw ModelError({source_name, 0, 0}, e.element(), e.detail());
+  }
+  return model;
+}
+
+Model load_model(const std::string& path, const ParameterOverrides& overrides) {
+  std::ifstream in(path);
+  if (!in) throw ModelError({path, 0, 0}, "", "cannot open the model file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_model(buffer.str(), path, overrides);
+}
+
+}  // namespace ictus

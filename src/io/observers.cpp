@@ -1,0 +1,305 @@
+#include "ictus/observers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "../text_util.h"
+
+namespace ictus {
+
+namespace {
+
+// '*' matches any run of characters (dots included)
+bool glob_match(const std::string& pattern, const std::string& text) {
+  std::size_t p = 0, s = 0, star = std::string::npos, mark = 0;
+  while (s < text.size()) {
+    if (p < pattern.size() && (pattern[p] == text[s])) {
+      ++p;
+      ++s;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = s;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      s = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+std::vector<int> resolve(const System& system, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  for (const std::string& n : names) {
+    const int k = system.find_channel(n);
+    if (k < 0) throw std::invalid_argument(fmt::format("unknown channel '{}'", n));
+    out.push_back(k);
+  }
+  return out;
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::vector<std::string> select_channels(const System& system,
+                                         const std::vector<OutputRequest>& requests) {
+  std::vector<std::string> all;
+  for (int k = 0; k < system.channel_count(); ++k) all.push_back(system.channel_info(k).name);
+  std::vector<std::string> out;
+  auto add = [&](const std::string& n) {
+    if (n != "t" && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  };
+  if (requests.empty()) {
+    // default: body motion, joint coordinates and reactions, drivers, forces,
+    // the energy audit and the constraint violation
+    const Model& m = system.model();
+    for (const Body& b : m.bodies())
+      for (const char* c : {"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"})
+        add(fmt::format("{}.{}", b.name, c));
+    for (const Joint& j : m.joints()) {
+      if (j.has_angle) {
+        add(j.name + ".angle");
+        add(j.name + ".omega");
+      }
+      if (j.has_translation) {
+        add(j.name + ".x");
+        add(j.name + ".v");
+      }
+      for (const char* c : {"Fx", "Fy", "Fz", "Mx", "My", "Mz"}) add(fmt::format("{}.{}", j.name, c));
+    }
+    for (const Driver& d : m.drivers()) add(d.name + ".load");
+    for (const auto& f : m.forces())
+      for (const std::string& c : all)
+        if (c.rfind(f->name() + ".", 0) == 0) add(c);
+    for (const char* c : {"energy.kinetic", "energy.potential", "energy.work",
+                          "energy.dissipated", "energy.balance", "system.violation"})
+      add(c);
+    return out;
+  }
+  for (const OutputRequest& r : requests) {
+    bool matched = false;
+    for (const std::string& c : all)
+      if (glob_match(r.pattern, c)) {
+        add(c);
+        matched = true;
+      }
+    if (!matched && r.pattern != "t")
+      throw ModelError(r.where, "simulate",
+                       fmt::format("output '{}' matches no channel{}; see docs/channels.md "
+                                   "(or 'ictus channels MODEL')",
+                                   r.pattern, internal::did_you_mean(r.pattern, all)));
+  }
+  return out;
+}
+
+// --- Recorder -----------------------------------------------------------------
+
+Recorder::Recorder(std::vector<std::string> channels) : names_(std::move(channels)) {}
+
+void Recorder::on_start(System& system, double, double) {
+  indices_ = resolve(system, names_);
+  values_.assign(names_.size(), {});
+  times_.clear();
+}
+
+void Recorder::on_sample(double t, System& system) {
+  times_.push_back(t);
+  for (std::size_t k = 0; k < indices_.size(); ++k)
+    values_[k].push_back(system.channel_value(indices_[k]));
+}
+
+const std::vector<double>& Recorder::series(const std::string& name) const {
+  for (std::size_t k = 0; k < names_.size(); ++k)
+    if (names_[k] == name) return values_[k];
+  throw std::out_of_range(fmt::format("channel '{}' was not recorded", name));
+}
+
+// --- CsvWriter ----------------------------------------------------------------
+
+CsvWriter::CsvWriter(std::filesystem::path directory, std::vector<std::string> channels)
+    : directory_(std::move(directory)), names_(std::move(channels)) {}
+
+CsvWriter::~CsvWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void CsvWriter::on_start(System& system, double, double) {
+  indices_ = resolve(system, names_);
+  std::filesystem::create_directories(directory_);
+  // results of an earlier run must not be mistaken for this one's
+  std::filesystem::remove(directory_ / "results.csv");
+  std::filesystem::remove(directory_ / "results.incomplete.csv");
+  const std::filesystem::path tmp = directory_ / "results.csv.partial";
+  file_ = std::fopen(tmp.c_str(), "w");
+  if (file_ == nullptr)
+    throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
+  buffer_.clear();
+  buffer_.push_back('t');
+  for (const std::string& n : names_) {
+    buffer_ += ',';
+    buffer_ += n;
+  }
+  buffer_ += "\n";
+  buffer_.reserve(1 << 16);
+}
+
+void CsvWriter::on_sample(double t, System& system) {
+  fmt::format_to(std::back_inserter(buffer_), "{}", t);
+  for (const int k : indices_) {
+    const double v = system.channel_value(k);
+    // never write a NaN as if it were a result
+    if (!std::isfinite(v))
+      throw SimulationError(t, fmt::format("channel '{}' is not finite",
+                                           system.channel_info(k).name));
+    fmt::format_to(std::back_inserter(buffer_), ",{}", v);
+  }
+  buffer_ += '\n';
+  if (buffer_.size() > (1 << 15)) flush();
+}
+
+void CsvWriter::flush() {
+  if (file_ != nullptr && !buffer_.empty())
+    std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  buffer_.clear();
+}
+
+void CsvWriter::on_finish(double, bool completed) {
+  if (file_ == nullptr) return;
+  flush();
+  const bool write_ok = std::fflush(file_) == 0 && std::ferror(file_) == 0;
+  std::fclose(file_);
+  file_ = nullptr;
+  const std::filesystem::path tmp = directory_ / "results.csv.partial";
+  const std::filesystem::path target =
+      completed && write_ok ? final_path() : directory_ / "results.incomplete.csv";
+  std::filesystem::rename(tmp, target);
+  if (!write_ok) throw std::runtime_error(fmt::format("writing '{}' failed", tmp.string()));
+}
+
+// --- EventLogWriter -------------------------------------------------------------
+
+EventLogWriter::EventLogWriter(std::filesystem::path directory)
+    : directory_(std::move(directory)) {}
+
+void EventLogWriter::on_event(const EventRecord& record) { records_.push_back(record); }
+
+void EventLogWriter::on_finish(double t, bool completed) {
+  std::filesystem::create_directories(directory_);
+  const std::filesystem::path tmp = directory_ / "events.csv.partial";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) {
+      if (c == '"') q += '"';
+      q += c;
+    }
+    return q + "\"";
+  };
+  fmt::print(f, "time,kind,name,detail\n");
+  for (const EventRecord& r : records_)
+    fmt::print(f, "{},{},{},{}\n", r.t, r.kind, quoted(r.name), quoted(r.detail));
+  fmt::print(f, "{},{},\"\",{}\n", t, completed ? "end" : "incomplete",
+             quoted(completed ? "run completed" : "run did not complete"));
+  std::fclose(f);
+  std::filesystem::rename(tmp, directory_ / "events.csv");
+}
+
+// --- Summary ----------------------------------------------------------------------
+
+Summary::Summary(std::vector<std::string> channels) : names_(std::move(channels)) {}
+
+void Summary::on_start(System& system, double, double) {
+  indices_ = resolve(system, names_);
+  extrema_.clear();
+  for (std::size_t k = 0; k < names_.size(); ++k)
+    extrema_.push_back({names_[k], system.channel_info(indices_[k]).unit});
+  balance_ = system.find_channel("energy.balance");
+  kinetic_ = system.find_channel("energy.kinetic");
+  potential_ = system.find_channel("energy.potential");
+  first_ = true;
+}
+
+void Summary::on_sample(double t, System& system) {
+  for (std::size_t k = 0; k < indices_.size(); ++k) {
+    const double v = system.channel_value(indices_[k]);
+    ChannelExtrema& e = extrema_[k];
+    if (first_ || v < e.min) {
+      e.min = v;
+      e.t_min = t;
+    }
+    if (first_ || v > e.max) {
+      e.max = v;
+      e.t_max = t;
+    }
+    e.final = v;
+  }
+  first_ = false;
+  balance_error_ = std::max(balance_error_, std::abs(system.channel_value(balance_)));
+  energy_scale_ = std::max(energy_scale_, std::abs(system.channel_value(kinetic_)) +
+                                              std::abs(system.channel_value(potential_)));
+}
+
+void Summary::on_event(const EventRecord& record) {
+  if (record.kind == "event") ++events_;
+}
+
+double Summary::relative_energy_balance_error() const {
+  return energy_scale_ > 0.0 ? balance_error_ / energy_scale_ : balance_error_;
+}
+
+std::string Summary::table() const {
+  std::size_t width = 7;
+  for (const ChannelExtrema& e : extrema_) width = std::max(width, e.name.size());
+  std::string out = fmt::format("{:<{}}  {:>14}  {:>10}  {:>14}  {:>10}  {:>14}  {}\n", "channel",
+                                width, "min", "at t [s]", "max", "at t [s]", "final", "unit");
+  for (const ChannelExtrema& e : extrema_)
+    out += fmt::format("{:<{}}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {}\n", e.name,
+                       width, e.min, e.t_min, e.max, e.t_max, e.final, e.unit);
+  return out;
+}
+
+// --- ProgressBar -------------------------------------------------------------------
+
+ProgressBar::ProgressBar(std::FILE* stream, double delay) : stream_(stream), delay_(delay) {}
+
+void ProgressBar::on_start(System&, double t0, double t_end) {
+  t0_ = t0;
+  t_end_ = t_end;
+  started_ = now_seconds();
+  last_draw_ = 0.0;
+  drawn_ = false;
+}
+
+void ProgressBar::on_sample(double t, System&) {
+  const double now = now_seconds();
+  if (now - started_ < delay_ || now - last_draw_ < 0.1) return;
+  last_draw_ = now;
+  drawn_ = true;
+  const double fraction = std::clamp((t - t0_) / (t_end_ - t0_), 0.0, 1.0);
+  constexpr int kWidth = 40;
+  const int filled = static_cast<int>(fraction * kWidth);
+  const double elapsed = now - started_;
+  const double remaining = fraction > 0.0 ? elapsed * (1.0 - fraction) / fraction : 0.0;
+  fmt::print(stream_, "\r[{:=<{}}{:<{}}] {:5.1f}%  t = {:.6g} s  ({:.0f} s left) ", "", filled, "",
+             kWidth - filled, 100.0 * fraction, t, remaining);
+  std::fflush(stream_);
+}
+
+void ProgressBar::on_finish(double, bool) {
+  if (!drawn_) return;
+  fmt::print(stream_, "\r{:<90}\r", "");
+  std::fflush(stream_);
+}
+
+}  // namespace ictus
