@@ -49,11 +49,17 @@ void SchurSolver::analyse(std::span<const RowBodies> rows, int body_count) {
 
   // the permuted upper triangle, assembled in place on every evaluation;
   // Eigen's symbolic analysis above was done on exactly this pattern
+  // (built from triplets so that row indices are sorted within each column)
+  std::vector<Eigen::Triplet<double, int>> permuted;
+  permuted.reserve(upper.size());
+  for (const auto& t : upper) {
+    const int a = permutation_[static_cast<std::size_t>(t.row())];
+    const int b = permutation_[static_cast<std::size_t>(t.col())];
+    permuted.emplace_back(std::min(a, b), std::max(a, b), 0.0);
+  }
   permuted_.resize(size_, size_);
-  permuted_.selfadjointView<Eigen::Upper>() =
-      pattern.selfadjointView<Eigen::Upper>().twistedBy(factor_.permutationP());
+  permuted_.setFromTriplets(permuted.begin(), permuted.end());
   permuted_.makeCompressed();
-  std::fill(permuted_.valuePtr(), permuted_.valuePtr() + permuted_.nonZeros(), 0.0);
 
   auto value_index = [&](int a, int b) {
     const int pa = permutation_[static_cast<std::size_t>(a)];

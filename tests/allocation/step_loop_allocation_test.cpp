@@ -1,0 +1,99 @@
+// The simulation step loop must not allocate (README, DESIGN.md): memory is
+// sized when the structure changes, never per step. This binary replaces the
+// global allocator with a counting one and runs whole simulations, counting
+// the allocations made between the first output sample (set-up done) and the
+// end of the run.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "ictus/model_file.h"
+#include "support/test_support.h"
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (g_counting.load(std::memory_order_relaxed)) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void* operator new(std::size_t size, std::align_val_t align) {
+  if (g_counting.load(std::memory_order_relaxed)) ++g_allocations;
+  const auto a = static_cast<std::size_t>(align);
+  if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace ictus {
+namespace {
+
+// Counts allocations from the first sample (set-up finished) to the end. It
+// does not allocate itself.
+class AllocationCounter final : public Observer {
+ public:
+  void on_sample(double, System&) override {
+    if (!started_) {
+      started_ = true;
+      g_allocations = 0;
+      g_counting = true;
+    }
+    ++samples_;
+  }
+  void on_finish(double, bool) override { g_counting = false; }
+  long samples() const { return samples_; }
+
+ private:
+  bool started_ = false;
+  long samples_ = 0;
+};
+
+long allocations_during_run(const Model& model, long* steps) {
+  Simulation simulation(model);
+  AllocationCounter counter;
+  simulation.add_observer(counter);
+  const RunStatistics stats = simulation.run();
+  *steps = stats.integrator.steps;
+  EXPECT_GT(counter.samples(), 10);
+  return g_allocations.load();
+}
+
+TEST(StepLoopAllocation, SliderCrankWithDriverAndFormulaLoads) {
+  Model model = load_model(test::source_path("examples/slider_crank.yaml"));
+  model.settings().until = 0.5;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 50);
+}
+
+TEST(StepLoopAllocation, ChainOfPendulumsWithRk4) {
+  Model model = load_model(test::source_path("examples/chain.yaml"), {{"links", "30"}});
+  model.settings().until = 0.2;
+  model.settings().integrator.name = "rk4";
+  model.settings().integrator.step = 1e-3;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 100);
+}
+
+TEST(StepLoopAllocation, FourBarWithRedundantRowsAndAnArmedEvent) {
+  Model model = load_model(test::source_path("examples/four_bar_redundant.yaml"));
+  model.settings().until = 0.5;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 20);
+}
+
+}  // namespace
+}  // namespace ictus

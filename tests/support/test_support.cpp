@@ -1,0 +1,70 @@
+#include "support/test_support.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ictus::test {
+
+std::string source_path(const std::string& relative) {
+  return std::string(ICTUS_SOURCE_DIR) + "/" + relative;
+}
+
+std::string reference_path(const std::string& relative) {
+  return std::string(ICTUS_REFERENCE_DIR) + "/" + relative;
+}
+
+const std::vector<double>& RecordedRun::operator[](const std::string& channel) const {
+  for (std::size_t k = 0; k < channels.size(); ++k)
+    if (channels[k] == channel) return values[k];
+  throw std::out_of_range(fmt::format("channel '{}' was not recorded", channel));
+}
+
+double RecordedRun::final(const std::string& channel) const { return (*this)[channel].back(); }
+
+double RecordedRun::max_abs(const std::string& channel) const {
+  double m = 0.0;
+  for (double v : (*this)[channel]) m = std::max(m, std::abs(v));
+  return m;
+}
+
+RecordedRun run_and_record(const Model& model, const std::vector<std::string>& channels) {
+  Simulation simulation(model);
+  Recorder recorder(channels);
+  simulation.add_observer(recorder);
+  RecordedRun out;
+  out.stats = simulation.run();
+  out.t = recorder.times();
+  out.channels = channels;
+  for (const std::string& c : channels) out.values.push_back(recorder.series(c));
+  out.events = simulation.events();
+  return out;
+}
+
+std::vector<double> upward_zero_crossings(const std::vector<double>& t,
+                                          const std::vector<double>& series) {
+  std::vector<double> out;
+  for (std::size_t i = 1; i < t.size(); ++i)
+    if (series[i - 1] < 0.0 && series[i] >= 0.0)
+      out.push_back(t[i - 1] + (t[i] - t[i - 1]) * (-series[i - 1]) / (series[i] - series[i - 1]));
+  return out;
+}
+
+double relative_error(double a, double b, double floor) {
+  return std::abs(a - b) / std::max(std::abs(b), floor);
+}
+
+double elliptic_k(double m) {
+  // K(m) = pi / (2 AGM(1, sqrt(1 - m)))
+  double a = 1.0;
+  double b = std::sqrt(1.0 - m);
+  for (int i = 0; i < 40 && std::abs(a - b) > 1e-16 * a; ++i) {
+    const double an = 0.5 * (a + b);
+    b = std::sqrt(a * b);
+    a = an;
+  }
+  return std::acos(-1.0) / (2.0 * a);
+}
+
+}  // namespace ictus::test

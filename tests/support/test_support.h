@@ -1,0 +1,47 @@
+// Helpers shared by the tests: paths, running models, named tolerances.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ictus/model.h"
+#include "ictus/observers.h"
+#include "ictus/simulation.h"
+
+namespace ictus::test {
+
+/// Path of a file in the source tree, e.g. source_path("examples/pendulum.yaml").
+std::string source_path(const std::string& relative);
+/// Path of a file in ../shared/reference.
+std::string reference_path(const std::string& relative);
+
+/// A model file's run, recorded: the same code path as `ictus run`.
+struct RecordedRun {
+  std::vector<double> t;
+  std::vector<std::string> channels;
+  std::vector<std::vector<double>> values;
+  RunStatistics stats;
+  std::vector<EventRecord> events;
+
+  const std::vector<double>& operator[](const std::string& channel) const;
+  /// Value of `channel` at the last sample.
+  double final(const std::string& channel) const;
+  /// Largest |value| of `channel` over the samples.
+  double max_abs(const std::string& channel) const;
+};
+
+/// Runs `model` recording `channels` at its output grid.
+RecordedRun run_and_record(const Model& model, const std::vector<std::string>& channels);
+
+/// Times t in (t0, t1] where `series` crosses zero upward, by linear
+/// interpolation between samples.
+std::vector<double> upward_zero_crossings(const std::vector<double>& t,
+                                          const std::vector<double>& series);
+
+/// |a - b| / max(|b|, floor): relative error with a floor for values near 0.
+double relative_error(double a, double b, double floor = 1e-300);
+
+/// Complete elliptic integral of the first kind K(m), m = k^2 (AGM).
+double elliptic_k(double m);
+
+}  // namespace ictus::test
