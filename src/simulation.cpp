@@ -102,7 +102,7 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
     if (ev.once && e->rising) const_cast<EventState*>(e)->armed = false;
   }
   // constraints that close while velocities violate them: system impact
-  const ImpulseResult impact = system_.apply_impact(t, y);
+  const ImpulseResult impact = structural ? system_.apply_impact(t, y) : ImpulseResult{};
   if (!impact.impulses.empty()) {
     std::string list;
     for (std::size_t k = 0; k < impact.impulses.size(); ++k)
@@ -174,7 +174,7 @@ RunStatistics Simulation::run() {
       for (EventState& e : events_) {
         if (!e.armed) continue;
         const double g1 = event_function(e, t1, integrator_->y());
-        const bool rising = e.g_last <= 0.0 && g1 > 0.0 && !e.event->on_true.empty();
+        const bool rising = e.g_last <= 0.0 && g1 > 0.0;
         const bool falling = e.g_last > 0.0 && g1 <= 0.0 && !e.event->on_false.empty();
         if (!rising && !falling) continue;
         e.rising = rising;
@@ -214,7 +214,7 @@ RunStatistics Simulation::run() {
         for (EventState& e : events_) {
           if (!e.armed) continue;
           const double g = event_function(e, t_event, y_event);
-          const bool rising = e.g_last <= 0.0 && g > 0.0 && !e.event->on_true.empty();
+          const bool rising = e.g_last <= 0.0 && g > 0.0;
           const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
           if (rising || falling) {
             e.rising = rising;
@@ -244,6 +244,13 @@ RunStatistics Simulation::run() {
         }
         integrator_->reset(t_, y_);
         for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
+        // a condition that just became true (false) stays so for the next
+        // crossing test even if round-off at the root says otherwise
+        for (const EventState* e : firing) {
+          auto* fired = const_cast<EventState*>(e);
+          if (fired->rising) fired->g_last = std::max(fired->g_last, 0.0) + 1e-300;
+          if (!fired->rising) fired->g_last = std::min(fired->g_last, 0.0);
+        }
         continue;
       }
 

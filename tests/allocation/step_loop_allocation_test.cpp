@@ -10,6 +10,7 @@
 #include <new>
 
 #include "ictus/model_file.h"
+#include "support/reference_models.h"
 #include "support/test_support.h"
 
 namespace {
@@ -69,6 +70,28 @@ long allocations_during_run(const Model& model, long* steps) {
   return g_allocations.load();
 }
 
+// The instrument itself: an observer that allocates on every sample must be
+// seen, or the zero counts below would prove nothing.
+class AllocatingObserver final : public Observer {
+ public:
+  void on_sample(double t, System&) override { samples_.push_back(t); }
+
+ private:
+  std::vector<double> samples_;
+};
+
+TEST(StepLoopAllocation, CounterSeesAllocationsInTheLoop) {
+  Model model = load_model(test::source_path("examples/pendulum.yaml"));
+  model.settings().until = 0.5;
+  Simulation simulation(model);
+  AllocationCounter counter;
+  AllocatingObserver allocating;
+  simulation.add_observer(counter);
+  simulation.add_observer(allocating);
+  simulation.run();
+  EXPECT_GT(g_allocations.load(), 0);
+}
+
 TEST(StepLoopAllocation, SliderCrankWithDriverAndFormulaLoads) {
   Model model = load_model(test::source_path("examples/slider_crank.yaml"));
   model.settings().until = 0.5;
@@ -78,7 +101,7 @@ TEST(StepLoopAllocation, SliderCrankWithDriverAndFormulaLoads) {
 }
 
 TEST(StepLoopAllocation, ChainOfPendulumsWithRk4) {
-  Model model = load_model(test::source_path("examples/chain.yaml"), {{"links", "30"}});
+  Model model = test::make_chain(30);
   model.settings().until = 0.2;
   model.settings().integrator.name = "rk4";
   model.settings().integrator.step = 1e-3;
