@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install what is missing, build, and run every test: once optimised, once
+# under AddressSanitizer and UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs="$(nproc)"
+
+cmake --preset release
+cmake --build --preset release -j"$jobs"
+ctest --preset release
+
+cmake --preset sanitize
+cmake --build --preset sanitize -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --preset sanitize
