@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -28,7 +29,12 @@ void RungeKutta4::reset(double t, const VecX& y) {
 void RungeKutta4::adjust_state(const VecX& y) { y_ = y; }
 
 void RungeKutta4::step(double t_limit) {
-  const double h = std::min(h_, t_limit - t_);
+  // the last step lands on t_limit. A remainder within rounding of a full
+  // step counts as the last one: t + h summed over many steps drifts by ulps
+  // (ten steps of 0.1 end at 0.9999999999999999), which would otherwise leave
+  // a sliver too small to advance (same rule as dopri5)
+  const bool last = t_ + h_ >= t_limit - 1e-12 * std::max(1.0, std::abs(t_limit));
+  const double h = last ? t_limit - t_ : h_;
   if (!(h > 1e-14 * std::max(1.0, std::abs(t_))))
     throw SimulationError(t_, fmt::format("rk4: step {:.3g} s is too small to advance", h));
   y_previous_ = y_;
@@ -42,8 +48,7 @@ void RungeKutta4::step(double t_limit) {
   tmp_ = y_ + h * k3_;
   ode_.derivative(t_ + h, tmp_, k4_);
   y_ += (h / 6.0) * (f_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
-  // avoid drift of t by repeated addition when landing on the limit
-  t_ = (t_limit - t_ <= h_) ? t_limit : t_ + h;
+  t_ = last ? t_limit : t_ + h;
   ode_.derivative(t_, y_, f_);
   stats_.evaluations += 4;
   ++stats_.steps;
