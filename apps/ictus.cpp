@@ -71,6 +71,7 @@ int command_check(const CommonOptions& opt) {
   const ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
   ictus::Simulation simulation(model);
   ictus::System& system = simulation.system();
+  (void)ictus::select_channels(system, model.settings().outputs);  // outputs that match nothing
   const double t0 = model.settings().start;
   ictus::VecX y = system.initial_state();
   const double before = system.position_violation(t0, y);
@@ -113,8 +114,15 @@ struct RunOptions {
 int command_run(const CommonOptions& opt, const RunOptions& ro) {
   ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
   ictus::SimulationSettings& s = model.settings();
-  if (ro.until >= 0.0) s.until = ro.until;
-  if (!ro.integrator.empty()) s.integrator.name = ro.integrator;
+  // errors in what the options set point at the options, not at the file
+  if (ro.until >= 0.0) {
+    s.until = ro.until;
+    s.where = {"--until", 0, 0};
+  }
+  if (!ro.integrator.empty()) {
+    s.integrator.name = ro.integrator;
+    s.integrator.where = {"--integrator", 0, 0};
+  }
   if (ro.rtol > 0.0) s.integrator.rtol = ro.rtol;
   if (ro.atol > 0.0) s.integrator.atol = ro.atol;
   if (ro.step > 0.0) s.integrator.step = ro.step;
@@ -143,8 +151,12 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
   } catch (const ictus::SimulationError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());
-    fmt::print(stderr, "partial results: {} (incomplete), event log: {}\n",
-               (out / "results.incomplete.csv").string(), (out / "events.csv").string());
+    // a run that fails while starting has written nothing
+    if (std::filesystem::exists(out / "results.incomplete.csv"))
+      fmt::print(stderr, "partial results: {} (incomplete), event log: {}\n",
+                 (out / "results.incomplete.csv").string(), (out / "events.csv").string());
+    else
+      fmt::print(stderr, "no results written\n");
     return kExitSimulationFailed;
   }
   if (ro.quiet) return 0;

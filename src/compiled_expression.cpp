@@ -80,11 +80,17 @@ CompiledExpression::CompiledExpression(const std::string& text, const SourceLoca
   } catch (const UnknownName& unknown) {
     const std::size_t pos = text.find(unknown.name);
     const auto known = scope.known_names();
+    // a misspelt parameter is the likeliest cause: suggest parameters too
+    std::vector<std::string> names{"pi", "deg"};
+    for (const auto& [name, value] : parameters) names.push_back(name);
+    std::vector<std::string> candidates = known;
+    candidates.insert(candidates.end(), names.begin(), names.end());
     throw ModelError(
         shifted(where, pos == std::string::npos ? 0 : static_cast<int>(pos)), element,
         fmt::format("unknown name '{}' in formula '{}'{}{}", unknown.name, text,
-                    did_you_mean(unknown.name, known),
-                    known.empty() ? std::string("; only parameters, pi and deg are allowed here")
+                    did_you_mean(unknown.name, candidates),
+                    known.empty() ? fmt::format("; expected a number or a formula of {}",
+                                                join_names(names, 20))
                                   : std::string()));
   } catch (const mu::Parser::exception_type& e) {
     const int pos = std::max(0, e.GetPos());

@@ -233,6 +233,16 @@ void Model::validate() const {
                                  settings_.start));
   if (!(settings_.output_step > 0.0))
     throw ModelError(settings_.where, "simulate", "'output_step' must be positive");
+  // a typo such as 1e-300 or until: 1e300 would write samples until the disk is full
+  constexpr double kMaxSamples = 1e8;
+  const double samples = (settings_.until - settings_.start) / settings_.output_step;
+  if (!(samples <= kMaxSamples))
+    throw ModelError(
+        settings_.where, "simulate",
+        fmt::format("'output_step' {:g} s from 'start' {:g} s to 'until' {:g} s "
+                    "would write {:.3g} samples, more than the limit of {:g}; make "
+                    "'output_step' larger or the run shorter",
+                    settings_.output_step, settings_.start, settings_.until, samples, kMaxSamples));
   const IntegratorSettings& in = settings_.integrator;
   if (in.name != "dopri5" && in.name != "rk4")
     throw ModelError(in.where, "simulate",

@@ -37,6 +37,19 @@ void add_correction(std::span<const ConstraintRow> rows, std::span<const interna
   }
 }
 
+// The joint a constraint row belongs to, as the place and element of a
+// ModelError (a driver's row: the driver).
+ModelError row_error(const System::Impl& s, int row, const std::string& what) {
+  const System::Impl::Instance& inst =
+      s.instances[static_cast<std::size_t>(s.row_info[static_cast<std::size_t>(row)].instance)];
+  if (inst.driver >= 0) {
+    const Driver& d = s.model.drivers()[static_cast<std::size_t>(inst.driver)];
+    return ModelError(d.where, fmt::format("driver '{}'", d.name), what);
+  }
+  const Joint& j = s.model.joints()[static_cast<std::size_t>(inst.joint)];
+  return ModelError(j.where, fmt::format("joint '{}'", j.name), what);
+}
+
 double row_times_u(const ConstraintRow& row, const internal::RowBodies& rb, const VecX& y, int n) {
   double du = 0.0;
   if (rb.base != kGround) du += row.J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
@@ -105,22 +118,41 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
   if (error > std::max(tolerance, 1e-9 * scale)) {
     int worst = -1;
     max_position_error(&worst);
+    // name every row still violated, largest first
+    std::vector<std::pair<double, int>> violated;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (dropped[r] == 0 && rows[r].has_position_error &&
+          std::abs(rows[r].position_error) > std::max(tolerance, 1e-9 * scale))
+        violated.emplace_back(-std::abs(rows[r].position_error), static_cast<int>(r));
+    std::sort(violated.begin(), violated.end());
+    std::vector<std::string> names;
+    for (const auto& [e, r] : violated)
+      names.push_back(fmt::format("{} ({:.3g})", row_name(r), -e));
     const std::string what = fmt::format(
-        "the constraints cannot be assembled: after Newton's method the largest violation is "
-        "{:.3g} in row '{}'; check the joint points and axes",
-        error, worst >= 0 ? row_name(worst) : std::string("?"));
+        "the constraints cannot be assembled: after Newton's method these rows are still "
+        "violated: {}; no configuration near the one written satisfies them all, check the "
+        "joint points, axes and lengths",
+        internal::join_names(names));
+    if (for_model && worst >= 0) throw row_error(*this, worst, what);
     if (for_model) throw ModelError({}, "model", what);
     throw SimulationError(time, what);
   }
   // dependent rows must be satisfied by the motion of the others
+  std::size_t d = 0;  // index of the next dropped row in `dependencies`
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (dropped[r] == 0 || !rows[r].has_position_error) continue;
+    if (dropped[r] == 0) continue;
+    const std::size_t dropped_index = d++;
+    if (!rows[r].has_position_error) continue;
     if (std::abs(rows[r].position_error) > 1e-8 * scale) {
+      std::vector<std::string> names;
+      if (dropped_index < dependencies.size())
+        for (const int k : dependencies[dropped_index]) names.push_back(row_name(k));
       const std::string what = fmt::format(
-          "inconsistent constraint set: row '{}' is dependent on other rows and violated by "
-          "{:.3g} when they hold; no configuration satisfies all of them",
-          row_name(static_cast<int>(r)), rows[r].position_error);
-      if (for_model) throw ModelError({}, "model", what);
+          "inconsistent constraint set: row '{}' depends on rows {} and is violated by {:.3g} "
+          "when they hold; no configuration satisfies all of them, remove or correct one of "
+          "these constraints",
+          row_name(static_cast<int>(r)), internal::join_names(names), rows[r].position_error);
+      if (for_model) throw row_error(*this, static_cast<int>(r), what);
       throw SimulationError(time, what);
     }
   }
@@ -190,7 +222,11 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
       what = fmt::format("inconsistent constraint set: no velocities satisfy row '{}' together "
                          "with the others (off by {:.3g})",
                          names[r], residual);
-    if (for_model) throw ModelError({}, "initial velocities", what);
+    if (for_model && r >= constraint_rows) {
+      const GivenVelocity& g = model.given_velocities()[r - constraint_rows];
+      throw ModelError(g.where, fmt::format("given velocity '{}'", g.channel), what);
+    }
+    if (for_model) throw row_error(*this, static_cast<int>(r), what);
     throw SimulationError(time, what);
   }
   for (std::size_t r = 0; r < constraint_rows; ++r) {

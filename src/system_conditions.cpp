@@ -14,6 +14,8 @@ int System::add_condition(const Condition& condition, const std::string& element
   Impl& s = *impl_;
   const SplitCondition split = split_condition(condition, element);
   Impl::CompiledCondition compiled;
+  compiled.element = element;
+  compiled.text = condition.expression.text;
   auto side = [&](const std::string& text, int offset) {
     SourceLocation where = condition.expression.where;
     if (where.column > 0) where.column += offset;
@@ -55,7 +57,8 @@ double System::condition_value(int handle) {
     any = std::max(any, all);
   }
   if (!std::isfinite(any))
-    throw SimulationError(s.t, "a switching condition evaluated to a non-finite value");
+    throw SimulationError(
+        s.t, fmt::format("{}: condition '{}' is not finite (NaN or inf)", c.element, c.text));
   return any;
 }
 

@@ -53,6 +53,10 @@ void System::Impl::compute_loads() {
   for (std::size_t f = 0; f < forces.size(); ++f) {
     if (force_enabled[f] == 0) continue;
     const ForcePower p = forces[f]->apply(ctx, accumulator);
+    // a formula that became NaN or inf: name the element (its power is then not finite)
+    if (!std::isfinite(p.applied) || !std::isfinite(p.dissipated))
+      throw SimulationError(t, fmt::format("{} is not finite (NaN or inf); check its formulas",
+                                           forces[f]->element_label()));
     power.applied += p.applied;
     power.dissipated += p.dissipated;
   }

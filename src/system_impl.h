@@ -89,6 +89,8 @@ struct System::Impl {
   struct CompiledCondition {
     std::vector<std::vector<ConditionTerm>> groups;  // OR of ANDs
     Stage stage = Stage::kKinematics;
+    std::string element;  // for messages: "event 'release'"
+    std::string text;
   };
 
   // A channel whose value feeds a formula.

@@ -30,7 +30,8 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
       best_distance = d;
     }
   }
-  const int allowed = std::max<int>(1, static_cast<int>(name.size()) / 3);
+  // one edit in three characters, rounded up from two thirds ("bodys" -> "bodies")
+  const int allowed = std::max<int>(1, (static_cast<int>(name.size()) + 1) / 3);
   if (best == nullptr || best_distance > allowed) return {};
   return " (did you mean '" + *best + "'?)";
 }

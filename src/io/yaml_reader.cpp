@@ -49,12 +49,21 @@ double read_number(const YAML::Node& node, const FileContext& ctx, const std::st
   const char* begin = text.data();
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc::result_out_of_range && ptr == end)
+    throw ModelError(
+        ctx.at(node), element,
+        fmt::format("'{}' is {}, out of the range of floating-point numbers", what, text));
   if (ec == std::errc() && ptr == end) {
     if (!std::isfinite(value))
       throw ModelError(ctx.at(node), element, fmt::format("'{}' must be finite", what));
     return value;
   }
-  return evaluate_constant(Expression(text, ctx.text_at(node)), ctx.parameters, element);
+  try {
+    return evaluate_constant(Expression(text, ctx.text_at(node)), ctx.parameters, element);
+  } catch (const ModelError& e) {
+    // say which key the formula belongs to
+    throw ModelError(e.where(), e.element(), fmt::format("'{}': {}", what, e.detail()));
+  }
 }
 
 Vec3 read_vec3(const YAML::Node& node, const FileContext& ctx, const std::string& element,
@@ -98,6 +107,9 @@ MapReader::MapReader(const YAML::Node& node, const FileContext& ctx, std::string
                      fmt::format("expected a mapping of keys to values, got {}", describe(node)));
   std::vector<std::string> seen;
   for (const auto& kv : node) {
+    if (!kv.first.IsScalar())
+      throw ModelError(ctx.at(kv.first), element_,
+                       fmt::format("keys must be names, got {}", describe(kv.first)));
     const std::string key = kv.first.as<std::string>();
     if (std::find(seen.begin(), seen.end(), key) != seen.end())
       throw ModelError(ctx.at(kv.first), element_, fmt::format("key '{}' appears twice", key));
