@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -32,6 +34,37 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // parameters
+
+bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+bool is_identifier(const std::string& s) {
+  return !s.empty() && is_name_start(s[0]) && std::all_of(s.begin(), s.end(), is_name_char);
+}
+
+// The names in a formula (parameters, functions); the exponent of a number
+// such as 2e-3 is not a name.
+std::vector<std::string> identifiers_in(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!is_name_start(text[i])) {
+      ++i;
+      continue;
+    }
+    const char before = i > 0 ? text[i - 1] : ' ';
+    const bool exponent = std::isdigit(static_cast<unsigned char>(before)) != 0 || before == '.';
+    std::size_t j = i;
+    while (j < text.size() && is_name_char(text[j])) ++j;
+    if (!exponent) out.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
 
 struct ParameterText {
   std::string text;
@@ -67,14 +100,15 @@ class ParameterResolver {
     }
     stack_.push_back(name);
     // resolve the parameters this formula mentions first
-    static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
-    for (auto it = std::sregex_iterator(text->text.begin(), text->text.end(), kIdentifier);
-         it != std::sregex_iterator(); ++it) {
-      const std::string word = it->str();
-      if (word != name && find(word) != nullptr) resolve_one(word);
+    for (const std::string& word : identifiers_in(text->text)) {
+      if (find(word) != nullptr) resolve_one(word);  // a self-reference is a cycle
     }
-    values_[name] = internal::evaluate_constant(Expression(text->text, text->where), values_,
-                                                element);
+    // parameters this formula does not mention stand in for suggestions only
+    internal::ParameterValues known = values_;
+    for (const auto& [n, t] : texts_)
+      if (n != name) known.emplace(n, std::numeric_limits<double>::quiet_NaN());
+    values_[name] =
+        internal::evaluate_constant(Expression(text->text, text->where), known, element);
     stack_.pop_back();
   }
 
@@ -83,13 +117,8 @@ class ParameterResolver {
   std::vector<std::string> stack_;
 };
 
-bool is_identifier(const std::string& s) {
-  static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(s, kIdentifier);
-}
-
-void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides,
-                     FileContext& ctx, Model& model) {
+void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides, FileContext& ctx,
+                     Model& model) {
   std::vector<std::pair<std::string, ParameterText>> texts;
   if (node) {
     const MapReader check(node, ctx, "parameters");  // validates the mapping
@@ -104,21 +133,22 @@ void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides
         throw ModelError(ctx.at(kv.first), element,
                          fmt::format("'{}' is reserved (time, constants and functions)", name));
       if (!kv.second.IsScalar() || kv.second.Scalar().empty())
-        throw ModelError(ctx.at(kv.second), element,
-                         fmt::format("expected a number or a formula, got {}",
-                                     internal::describe(kv.second)));
+        throw ModelError(
+            ctx.at(kv.second), element,
+            fmt::format("expected a number or a formula, got {}", internal::describe(kv.second)));
       texts.push_back({name, {kv.second.Scalar(), ctx.text_at(kv.second)}});
     }
   }
   for (const auto& [name, value] : overrides) {
-    auto it = std::find_if(texts.begin(), texts.end(), [&](const auto& p) { return p.first == name; });
+    auto it =
+        std::find_if(texts.begin(), texts.end(), [&](const auto& p) { return p.first == name; });
     if (it == texts.end()) {
       std::vector<std::string> names;
       for (const auto& p : texts) names.push_back(p.first);
-      throw ModelError({"--set", 0, 0}, fmt::format("parameter '{}'", name),
-                       fmt::format("the model has no parameter '{}'{}; its parameters are: {}",
-                                   name, internal::did_you_mean(name, names),
-                                   internal::join_names(names, 40)));
+      throw ModelError(
+          {"--set", 0, 0}, fmt::format("parameter '{}'", name),
+          fmt::format("the model has no parameter '{}'{}; its parameters are: {}", name,
+                      internal::did_you_mean(name, names), internal::join_names(names, 40)));
     }
     it->second = {value, {fmt::format("--set {}={}", name, value), 0, 0}};
   }
@@ -167,12 +197,13 @@ Quat read_orientation(const YAML::Node& node, const FileContext& ctx, const std:
     if (!q.IsSequence() || q.size() != 4)
       throw ModelError(ctx.at(q), element, "'quaternion' must be [w, x, y, z]");
     double c[4];
-    for (std::size_t k = 0; k < 4; ++k) c[k] = internal::read_number(q[k], ctx, element, "quaternion");
+    for (std::size_t k = 0; k < 4; ++k)
+      c[k] = internal::read_number(q[k], ctx, element, "quaternion");
     const Quat quat(c[0], c[1], c[2], c[3]);
     if (std::abs(quat.norm() - 1.0) > 1e-9)
-      throw ModelError(ctx.at(q), element,
-                       fmt::format("'quaternion' must have unit norm, its norm is {:.12g}",
-                                   quat.norm()));
+      throw ModelError(
+          ctx.at(q), element,
+          fmt::format("'quaternion' must have unit norm, its norm is {:.12g}", quat.norm()));
     r.finish();
     return quat;
   }
@@ -216,7 +247,8 @@ void read_bodies(const YAML::Node& node, const FileContext& ctx, Model& model) {
     const YAML::Node inertia_node = r.required("inertia", "[Jxx, Jyy, Jzz] [kg m^2]");
     b.inertia = read_inertia(inertia_node, ctx, element);
     b.position = r.vec3("position", Vec3::Zero());
-    if (const YAML::Node o = r.get("orientation")) b.orientation = read_orientation(o, ctx, element);
+    if (const YAML::Node o = r.get("orientation"))
+      b.orientation = read_orientation(o, ctx, element);
     b.velocity = r.vec3("velocity", Vec3::Zero());
     b.angular_velocity = r.vec3("angular_velocity", Vec3::Zero());
     r.finish();
@@ -224,7 +256,8 @@ void read_bodies(const YAML::Node& node, const FileContext& ctx, Model& model) {
       model.add_body(b);
     } catch (const ModelError& e) {
       // point at the offending key rather than at the body
-      if (e.detail().find("mass") == 0) throw ModelError(ctx.at(mass_node), e.element(), e.detail());
+      if (e.detail().find("mass") == 0)
+        throw ModelError(ctx.at(mass_node), e.element(), e.detail());
       if (e.detail().find("inertia") != std::string::npos)
         throw ModelError(ctx.at(inertia_node), e.element(), e.detail());
       throw;
@@ -294,8 +327,7 @@ void read_custom_members(const YAML::Node& list, const FileContext& ctx, const s
   auto in_base = [&](const Vec3& p_W) -> Vec3 { return Rb.transpose() * (p_W - pb); };
   auto in_follower = [&](const Vec3& p_W) -> Vec3 { return Rf.transpose() * (p_W - pf); };
   static const std::vector<std::string> kTypes = {"point_on_plane", "rotation_lock",
-                                                  "point_coincidence", "distance",
-                                                  "perpendicular"};
+                                                  "point_coincidence", "distance", "perpendicular"};
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader r(list[i], ctx, fmt::format("{} constraint {}", element, i + 1));
     const std::string type = r.required_string("type", "an elementary constraint type");
@@ -333,13 +365,12 @@ void read_custom_members(const YAML::Node& list, const FileContext& ctx, const s
                          "'axis' and 'follower_axis' must be perpendicular initially");
       c = std::make_shared<Perpendicular>(Rb.transpose() * a, Rf.transpose() * b);
     } else {
-      throw ModelError(ctx.at(r.get("type")), r.element(),
-                       fmt::format("unknown elementary constraint '{}'{}; known: {}", type,
-                                   internal::did_you_mean(type, kTypes),
-                                   internal::join_names(kTypes)));
+      throw ModelError(
+          ctx.at(r.get("type")), r.element(),
+          fmt::format("unknown elementary constraint '{}'{}; known: {}", type,
+                      internal::did_you_mean(type, kTypes), internal::join_names(kTypes)));
     }
-    r.finish({"type", "label", "normal", "point", "plane_point", "axis", "points", "length",
-              "follower_axis"});
+    r.finish();  // keys of the other constraint types would be ignored: unknown here
     for (const JointMember& m : joint.members)
       if (m.label == label)
         throw ModelError(r.where(), r.element(), fmt::format("label '{}' is used twice", label));
@@ -351,8 +382,8 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
                  std::vector<Event>& generated) {
   if (!node) return;
   const MapReader check(node, ctx, "joints");
-  static const std::set<std::string> kNeedAxis = {"revolute",    "prismatic", "cylindrical",
-                                                  "planar",      "universal", "point_on_line"};
+  static const std::set<std::string> kNeedAxis = {"revolute", "prismatic", "cylindrical",
+                                                  "planar",   "universal", "point_on_line"};
   for (const auto& kv : node) {
     const std::string name = kv.first.as<std::string>();
     const std::string element = fmt::format("joint '{}'", name);
@@ -365,10 +396,14 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
     const auto [base, follower] = read_pair(r, "between", "[base, follower] body names");
     joint.base = model.body_index(base, element, ctx.at(r.get("between")));
     joint.follower = model.body_index(follower, element, ctx.at(r.get("between")));
+    if (joint.base == joint.follower)
+      throw ModelError(ctx.at(r.get("between")), element,
+                       fmt::format("a joint needs two different bodies, got '{}' twice", base));
     JointPlacement place;
     place.origin_W = r.required_vec3("at");
     const bool needs_axis = kNeedAxis.count(joint.type) != 0;
-    const Vec3 axis = needs_axis ? r.required_unit_vec3("axis") : r.unit_vec3("axis", Vec3::UnitZ());
+    const Vec3 axis =
+        needs_axis ? r.required_unit_vec3("axis") : r.unit_vec3("axis", Vec3::UnitZ());
     Vec3 reference = r.vec3("reference", Vec3::Zero());
     if (r.has("reference") && reference.cross(axis).norm() < 1e-9 * std::max(1.0, reference.norm()))
       throw ModelError(ctx.at(r.get("reference")), element,
@@ -419,12 +454,8 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
         throw ModelError(ctx.at(type_node), e.element(), e.detail());
       }
     }
-    std::vector<std::string> known = {"type", "between", "at", "axis", "reference",
-                                      "second_axis", "initial_angle", "initial_angle_deg",
-                                      "initial_position", "constraints", "points"};
-    known.insert(known.end(), kSwitchingKeys.begin(), kSwitchingKeys.end());
     read_switching(r, name, model, generated);
-    r.finish(known);
+    r.finish();  // keys of the other joint types would be ignored: unknown here
     model.add_joint(std::move(joint));
   }
 }
@@ -457,15 +488,22 @@ void read_drivers(const YAML::Node& node, const FileContext& ctx, Model& model,
     known.insert(known.end(), kSwitchingKeys.begin(), kSwitchingKeys.end());
     read_switching(r, name, model, generated);
     r.finish(known);
-    model.add_driver(std::move(d));
+    try {
+      model.add_driver(std::move(d));
+    } catch (const ModelError& e) {
+      // an unknown or unsuitable joint: point at the joint's name
+      if (e.detail().find("joint '") == 0 || e.detail().find("unknown joint") == 0)
+        throw ModelError(ctx.at(r.get("joint")), e.element(), e.detail());
+      throw;
+    }
   }
 }
 
 // ---------------------------------------------------------------------------
 // forces: one reader per type, found by name
 
-using ForceReader = std::function<std::unique_ptr<ForceElement>(MapReader&, const std::string&,
-                                                                const Model&)>;
+using ForceReader =
+    std::function<std::unique_ptr<ForceElement>(MapReader&, const std::string&, const Model&)>;
 
 std::unique_ptr<ForceElement> read_spring_damper(MapReader& r, const std::string& name,
                                                  const Model& model) {
@@ -498,9 +536,9 @@ std::unique_ptr<ForceElement> read_spring_damper(MapReader& r, const std::string
   p.preload = r.number("preload", 0.0);
   const Mat3 Ra = model.initial_orientation(ia).toRotationMatrix();
   const Mat3 Rb = model.initial_orientation(ib).toRotationMatrix();
-  return std::make_unique<SpringDamper>(name, ia, Ra.transpose() * (pa - model.initial_position(ia)),
-                                        ib, Rb.transpose() * (pb - model.initial_position(ib)), p,
-                                        r.where());
+  return std::make_unique<SpringDamper>(
+      name, ia, Ra.transpose() * (pa - model.initial_position(ia)), ib,
+      Rb.transpose() * (pb - model.initial_position(ib)), p, r.where());
 }
 
 std::unique_ptr<ForceElement> read_rotational_spring_damper(MapReader& r, const std::string& name,
@@ -550,14 +588,10 @@ const std::map<std::string, ForceReader>& force_readers() {
   static const std::map<std::string, ForceReader> kReaders = {
       {"spring_damper", read_spring_damper},
       {"rotational_spring_damper", read_rotational_spring_damper},
-      {"force",
-       [](MapReader& r, const std::string& n, const Model& m) {
-         return read_load(r, n, m, PointLoad::Kind::kForce);
-       }},
-      {"torque",
-       [](MapReader& r, const std::string& n, const Model& m) {
-         return read_load(r, n, m, PointLoad::Kind::kTorque);
-       }},
+      {"force", [](MapReader& r, const std::string& n,
+                   const Model& m) { return read_load(r, n, m, PointLoad::Kind::kForce); }},
+      {"torque", [](MapReader& r, const std::string& n,
+                    const Model& m) { return read_load(r, n, m, PointLoad::Kind::kTorque); }},
   };
   return kReaders;
 }
@@ -575,19 +609,13 @@ void read_forces(const YAML::Node& node, const FileContext& ctx, Model& model,
     const std::string type = r.required_string("type", "a force type");
     const auto it = force_readers().find(type);
     if (it == force_readers().end())
-      throw ModelError(ctx.at(r.get("type")), element,
-                       fmt::format("unknown force type '{}'{}; known types: {}", type,
-                                   internal::did_you_mean(type, types),
-                                   internal::join_names(types)));
+      throw ModelError(
+          ctx.at(r.get("type")), element,
+          fmt::format("unknown force type '{}'{}; known types: {}", type,
+                      internal::did_you_mean(type, types), internal::join_names(types)));
     auto force = it->second(r, name, model);
-    std::vector<std::string> known = {"type",    "joint",          "between",    "points",
-                                      "stiffness", "damping",      "free_length", "free_position",
-                                      "free_angle", "free_angle_deg", "preload",  "on",
-                                      "at",      "frame",          "components", "direction",
-                                      "value"};
-    known.insert(known.end(), kSwitchingKeys.begin(), kSwitchingKeys.end());
     read_switching(r, name, model, generated);
-    r.finish(known);
+    r.finish();  // keys of the other force types would be ignored: unknown here
     model.add_force(std::move(force));
   }
 }
@@ -603,7 +631,7 @@ std::vector<Action> read_actions(const YAML::Node& node, const FileContext& ctx,
       out.push_back({Action::Kind::kStop, {}, ctx.at(a)});
       return;
     }
-    if (a.IsMap() && a.size() == 1) {
+    if (a.IsMap() && a.size() == 1 && a.begin()->first.IsScalar()) {
       const std::string verb = a.begin()->first.as<std::string>();
       const YAML::Node target = a.begin()->second;
       if ((verb == "enable" || verb == "disable") && target.IsScalar()) {
@@ -664,11 +692,13 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   SimulationSettings& s = model.settings();
   if (!node) return;
   MapReader r(node, ctx, "simulate");
-  s.where = r.where();
+  // errors reported at s.where are about start and until (the other keys are
+  // checked here): point at 'until'
+  s.where = r.has("until") ? ctx.at(r.get("until")) : r.where();
   s.start = r.number("start", s.start);
   s.until = r.number("until", s.until);
   s.output_step = r.positive("output_step", s.output_step);
-  s.integrator.where = r.where();
+  s.integrator.where = r.has("integrator") ? ctx.at(r.get("integrator")) : r.where();
   s.integrator.name = r.string("integrator", s.integrator.name);
   s.integrator.rtol = r.positive("rtol", s.integrator.rtol);
   s.integrator.atol = r.positive("atol", s.integrator.atol);
@@ -710,9 +740,14 @@ Model parse_model(const std::string& text, const std::string& source_name,
     throw ModelError({source_name, e.mark.line + 1, e.mark.column + 1}, "",
                      fmt::format("not valid YAML: {}", e.msg));
   }
-  if (!root.IsMap())
-    throw ModelError({source_name, 1, 1}, "",
-                     "a model file is a YAML mapping with keys such as 'bodies' and 'joints'");
+  if (!root.IsMap()) {
+    const SourceLocation where =
+        root.IsDefined() && !root.IsNull() ? ctx.at(root) : SourceLocation{source_name, 1, 1};
+    throw ModelError(where, "",
+                     fmt::format("a model file is a YAML mapping with keys such as 'bodies' and "
+                                 "'joints', got {}",
+                                 internal::describe(root)));
+  }
   MapReader top(root, ctx, "model");
   Model model;
   model.set_name(top.string("name", source_name));
@@ -747,6 +782,8 @@ Model parse_model(const std::string& text, const std::string& source_name,
 }
 
 Model load_model(const std::string& path, const ParameterOverrides& overrides) {
+  if (std::filesystem::is_directory(path))
+    throw ModelError({path, 0, 0}, "", "is a directory; expected a model file (YAML)");
   std::ifstream in(path);
   if (!in) throw ModelError({path, 0, 0}, "", "cannot open the model file");
   std::stringstream buffer;
