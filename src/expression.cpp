@@ -75,6 +75,7 @@ SplitCondition split_condition(const Condition& condition, const std::string& el
       int found = -1;
       std::size_t op_len = 0;
       bool greater = true;
+      bool strict = true;
       for (std::size_t i = 0; i < piece.text.size(); ++i) {
         const char c = piece.text[i];
         if (c == '(') ++depth;
@@ -94,6 +95,7 @@ SplitCondition split_condition(const Condition& condition, const std::string& el
         found = static_cast<int>(i);
         op_len = eq_follows ? 2 : 1;
         greater = c == '>';
+        strict = !eq_follows;
         i += op_len - 1;
       }
       if (found < 0)
@@ -105,6 +107,7 @@ SplitCondition split_condition(const Condition& condition, const std::string& el
       term.lhs = piece.text.substr(0, static_cast<std::size_t>(found));
       term.rhs = piece.text.substr(static_cast<std::size_t>(found) + op_len);
       term.greater = greater;
+      term.strict = strict;
       term.lhs_offset = piece.offset;
       term.rhs_offset = piece.offset + found + static_cast<int>(op_len);
       if (blank(term.lhs) || blank(term.rhs))

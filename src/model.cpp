@@ -30,6 +30,7 @@ Model::Model(const Model& other)
       drivers_(other.drivers_),
       events_(other.events_),
       given_(other.given_),
+      initially_disabled_(other.initially_disabled_),
       parameters_(other.parameters_),
       names_(other.names_),
       gravity_(other.gravity_),
@@ -81,6 +82,8 @@ int Model::add_joint(const std::string& name, const std::string& type, const std
   place_joint(joint, placement, initial_position(joint.base), initial_orientation(joint.base),
               initial_position(joint.follower), initial_orientation(joint.follower));
   add_standard_constraints(joint);
+  joint.angle_offset = placement.initial_angle;
+  joint.translation_offset = placement.initial_position;
   return add_joint(std::move(joint));
 }
 
@@ -130,7 +133,7 @@ void Model::add_driver(Driver driver) {
   if (driver.coordinate == Driver::Coordinate::kTranslation && !joint.has_translation)
     throw ModelError(driver.where, element,
                      fmt::format("joint '{}' ({}) has no translation coordinate to drive; a "
-                                 "position driver needs a prismatic or cylindrical joint",
+                                 "position driver needs a prismatic, cylindrical or point_on_line joint",
                                  joint.name, joint.type));
   drivers_.push_back(std::move(driver));
 }

@@ -113,7 +113,7 @@ void SchurSolver::solve_in_place(Eigen::Ref<VecX> b) const {
   if (size_ == 0) return;
   for (int i = 0; i < size_; ++i) work_(permutation_[static_cast<std::size_t>(i)]) = b(i);
   factor_.matrixL().solveInPlace(work_);
-  work_.array() /= factor_.vectorD().array();
+  work_.array() /= factor_.pivots().array();
   factor_.matrixU().solveInPlace(work_);
   for (int i = 0; i < size_; ++i) b(i) = work_(permutation_[static_cast<std::size_t>(i)]);
 }
@@ -128,7 +128,7 @@ bool dependent(double pivot, double diagonal, double max_diagonal) {
 int SchurSolver::first_dependent_row(std::span<const char> dropped) const {
   const double max_diagonal =
       diagonal_.empty() ? 0.0 : *std::max_element(diagonal_.begin(), diagonal_.end());
-  const auto& d = factor_.vectorD();
+  const auto& d = factor_.pivots();
   for (int k = 0; k < size_; ++k) {
     const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
     if (dropped[r] != 0) continue;
@@ -141,7 +141,7 @@ int SchurSolver::first_dependent_row(std::span<const char> dropped) const {
 std::pair<double, int> SchurSolver::smallest_pivot_ratio(std::span<const char> dropped) const {
   double smallest = std::numeric_limits<double>::infinity();
   int row = -1;
-  const auto& d = factor_.vectorD();
+  const auto& d = factor_.pivots();
   for (int k = 0; k < size_; ++k) {
     const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
     if (dropped[r] != 0) continue;
@@ -157,7 +157,7 @@ std::pair<double, int> SchurSolver::smallest_pivot_ratio(std::span<const char> d
 double SchurSolver::pivot_spread(std::span<const char> dropped) const {
   double lo = std::numeric_limits<double>::infinity();
   double hi = 0.0;
-  const auto& d = factor_.vectorD();
+  const auto& d = factor_.pivots();
   for (int k = 0; k < size_; ++k) {
     const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
     if (dropped[r] != 0) continue;

@@ -98,6 +98,8 @@ class SchurSolver {
     void factorize_permuted(const Eigen::SparseMatrix<double>& upper_permuted) {
       this->template factorize_preordered<true>(upper_permuted);
     }
+    // vectorD() returns a copy; the pivots are read in place instead
+    const VecX& pivots() const { return this->m_diag; }
   };
 
   // One contribution J_a . M^-1 J_b of a shared body to an entry of S.

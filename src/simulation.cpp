@@ -45,15 +45,20 @@ void Simulation::sample(double t, const VecX& y) {
   for (Observer* o : observers_) o->on_sample(t, system_);
 }
 
-// Samples of the regular output grid in (last sample, t_end] from the dense
-// output of the last step.
+// Samples of the regular output grid up to t_end from the dense output of the
+// last step. At an event (inclusive = false) grid points closer to t_end than
+// the slack are skipped: the samples taken just before and after the event
+// stand for them, and times in results.csv never go backwards.
 void Simulation::emit_samples_until(double t_end, bool inclusive) {
   const SimulationSettings& s = system_.model().settings();
   const double slack = 1e-9 * s.output_step;
   for (;;) {
     const double tk = s.start + static_cast<double>(output_index_) * s.output_step;
-    if (tk > s.until + slack) return;
-    if (inclusive ? tk > t_end + slack : tk >= t_end - slack) return;
+    if (tk > s.until + slack || tk > t_end + slack) return;
+    if (!inclusive && tk >= t_end - slack) {
+      ++output_index_;
+      continue;
+    }
     const double at = std::min(tk, t_end);
     integrator_->interpolate(at, work_);
     sample(at, work_);
@@ -66,41 +71,74 @@ double Simulation::event_function(const EventState& e, double t, const VecX& y) 
   return system_.condition_value(e.condition);
 }
 
-void Simulation::initialise_events(double t, VecX& y) {
+std::vector<const Simulation::EventState*> Simulation::initial_events(double t, const VecX& y) {
+  // conditions on the state as written; at t0 '>=' and '>' differ at equality
   std::vector<const EventState*> firing;
   for (EventState& e : events_) {
-    const double g = event_function(e, t, y);
-    e.rising = g > 0.0;
-    if ((e.rising && !e.event->on_true.empty()) || (!e.rising && !e.event->on_false.empty()))
+    system_.evaluate(t, y, e.stage);
+    e.rising = system_.condition_holds(e.condition);
+    const bool log_only = e.event->on_true.empty() && e.event->on_false.empty();
+    if ((e.rising && (!e.event->on_true.empty() || log_only)) ||
+        (!e.rising && !e.event->on_false.empty()))
       firing.push_back(&e);
   }
-  if (!firing.empty()) apply_actions(t, y, firing);
+  return firing;
 }
 
-bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventState*>& firing) {
-  system_.evaluate(t, y, Stage::kKinematics);
-  const double energy_before = system_.channel_value(system_.find_channel("energy.total"));
-  const int dof_before = system_.structure_report(t, y).dof;
+bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventState*>& firing,
+                               ActionPhase phase) {
+  // before the initial assembly only what removes constraints or touches
+  // forces is applied; constraints that close are impacts, even at t0
+  auto applies_now = [&](const Action& a) {
+    if (phase == ActionPhase::kAll) return true;
+    const bool early = a.kind == Action::Kind::kDisable ||
+                       (a.kind == Action::Kind::kEnable && !system_.switch_is_structural(a.target));
+    return phase == ActionPhase::kBeforeAssembly ? early : !early;
+  };
+  const bool logging = phase != ActionPhase::kBeforeAssembly;
+  double energy_before = 0.0;
+  int dof_before = 0;
+  if (logging) {
+    system_.evaluate(t, y, Stage::kKinematics);
+    energy_before = system_.channel_value(system_.find_channel("energy.total"));
+    dof_before = system_.structure_report(t, y).dof;
+  }
   bool stop = false;
   bool structural = false;
   for (const EventState* e : firing) {
     const Event& ev = *e->event;
     const auto& actions = e->rising ? ev.on_true : ev.on_false;
-    record({t, "event", ev.name,
-            fmt::format("'{}' became {}", ev.condition.expression.text,
-                        e->rising ? "true" : "false")});
+    if (logging) {
+      record({t, "event", ev.name,
+              fmt::format("'{}' {}", ev.condition.expression.text,
+                          phase == ActionPhase::kAfterAssembly
+                              ? (e->rising ? "holds at the start" : "is false at the start")
+                              : (e->rising ? "became true" : "became false"))});
+    }
     for (const Action& a : actions) {
       if (a.kind == Action::Kind::kStop) {
-        stop = true;
+        stop = stop || phase != ActionPhase::kBeforeAssembly;
         continue;
       }
+      if (!applies_now(a)) continue;
       const bool on = a.kind == Action::Kind::kEnable;
       const bool was = system_.enabled(a.target);
       if (system_.set_enabled(a.target, on)) structural = true;
-      if (was != on) record({t, "switch", a.target, on ? "switched on" : "switched off"});
+      if (was != on) {
+        const EventRecord r{t, "switch", a.target, on ? "switched on" : "switched off"};
+        if (logging) {
+          record(r);
+        } else {
+          pending_.push_back(r);  // logged once the run has started
+        }
+      }
     }
-    if (ev.once && e->rising) const_cast<EventState*>(e)->armed = false;
+    if (ev.once && e->rising && phase != ActionPhase::kBeforeAssembly)
+      const_cast<EventState*>(e)->armed = false;
   }
+  if (!logging) return false;
+  for (EventRecord& r : pending_) record(std::move(r));
+  pending_.clear();
   // constraints that close while velocities violate them: system impact
   const ImpulseResult impact = structural ? system_.apply_impact(t, y) : ImpulseResult{};
   if (!impact.impulses.empty()) {
@@ -140,12 +178,13 @@ RunStatistics Simulation::run() {
   t_ = s.start;
   y_ = system_.initial_state();
   work_ = y_;
+  pending_.clear();
   log_warnings();
-  initialise_events(t_, y_);
+  const std::vector<const EventState*> initial = initial_events(t_, y_);
+  apply_actions(t_, y_, initial, ActionPhase::kBeforeAssembly);
   system_.assemble(t_, y_);
   system_.set_energy_reference(t_, y_);
   log_warnings();
-  for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
 
   IntegratorOptions options;
   options.rtol = s.integrator.rtol;
@@ -153,7 +192,7 @@ RunStatistics Simulation::run() {
   options.step = s.integrator.step;
   options.max_step = s.integrator.max_step;
   integrator_ = make_integrator(s.integrator.name, *this, options);
-  integrator_->reset(t_, y_);
+  integrator_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
   for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
 
   output_index_ = 1;
@@ -162,7 +201,23 @@ RunStatistics Simulation::run() {
 
   try {
     sample(t_, y_);
-    while (t_ < s.until) {
+    if (!initial.empty()) {
+      const bool stop = apply_actions(t_, y_, initial, ActionPhase::kAfterAssembly);
+      system_.accept(t_, y_);
+      log_warnings();
+      sample(t_, y_);  // after what happened at the start
+      if (stop) {
+        record({t_, "stop", "", "stopped by an event"});
+        stats.stopped_by_event = true;
+      }
+    }
+    // the sign of g follows what held at the start, whatever round-off says
+    for (EventState& e : events_) {
+      const double g = event_function(e, t_, y_);
+      e.g_last = e.rising ? std::max(g, 0.0) + 1e-300 : std::min(g, 0.0);
+    }
+    integrator_->reset(t_, y_);
+    while (t_ < s.until && !stats.stopped_by_event) {
       integrator_->step(s.until);
       const double t1 = integrator_->t();
       const double t0 = integrator_->t_previous();
@@ -230,7 +285,7 @@ RunStatistics Simulation::run() {
         }
         last_event_time = t_event;
         sample(t_event, y_event);  // just before the event
-        const bool stop = apply_actions(t_event, y_event, firing);
+        const bool stop = apply_actions(t_event, y_event, firing, ActionPhase::kAll);
         ++stats.events;
         t_ = t_event;
         y_ = y_event;
@@ -262,7 +317,10 @@ RunStatistics Simulation::run() {
           system_.project(t1, y_, s.stabilisation.projection_tolerance))
         integrator_->reset(t1, y_);
       t_ = t1;
-      system_.accept(t_, y_);
+      if (system_.accept(t_, y_)) {
+        log_warnings();
+        integrator_->reset(t_, y_);
+      }
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
     }
     if (!stats.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step)

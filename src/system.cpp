@@ -271,6 +271,13 @@ char* find_switch(System::Impl& impl, std::string_view element, bool* structural
 }
 }  // namespace
 
+bool System::switch_is_structural(std::string_view element) const {
+  bool structural = false;
+  if (find_switch(*impl_, element, &structural) == nullptr)
+    throw std::invalid_argument(fmt::format("unknown element '{}'", element));
+  return structural;
+}
+
 bool System::enabled(std::string_view element) const {
   bool structural = false;
   const char* flag = find_switch(*impl_, element, &structural);
@@ -326,12 +333,29 @@ void System::evaluate(double t, const VecX& y, Stage stage) {
   }
 }
 
-void System::accept(double t, const VecX& y) {
+bool System::accept(double t, const VecX& y) {
   Impl& s = *impl_;
+  bool changed = false;
+  // judged on the last evaluation if it was at this very state (the end-of-step
+  // derivative of both integrators)
+  if (s.dropped_row_violated && s.t == t) {
+    // the rank of D went up: find the dependent rows again (see solve_dynamics)
+    s.dropped_row_violated = false;
+    s.compute_kinematics(t, y);
+    const auto before = std::count(s.dropped.begin(), s.dropped.end(), char{1});
+    std::fill(s.dropped.begin(), s.dropped.end(), char{0});
+    s.detect_redundancy();
+    const auto after = std::count(s.dropped.begin(), s.dropped.end(), char{1});
+    s.warnings.push_back(fmt::format("t = {:.9g} s: the constraint rank changed ({} dependent "
+                                     "row(s) now, {} before)",
+                                     t, after, before));
+    changed = true;
+  }
   s.compute_kinematics(t, y);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
     if (s.model.joints()[j].has_angle)
       s.angle_reference[j] = s.joint_angle(static_cast<int>(j));
+  return changed;
 }
 
 int System::channel_count() const { return static_cast<int>(impl_->channel_info.size()); }

@@ -77,14 +77,16 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
   double scale = 1.0;
   for (int b = 0; b < n; ++b) scale = std::max(scale, state.segment<3>(7 * b).cwiseAbs().maxCoeff());
   const double tolerance = 1e-12 * scale;
-  std::vector<Vec6> delta(static_cast<std::size_t>(n));
-  VecX p;
+  // work buffers of the structure: projection during a run must not allocate
+  std::vector<Vec6>& delta = correction_buffer;
+  VecX& p = newton_buffer;
+  VecX& start = state_buffer;
   compute_kinematics(time, state);
   compute_rows();
   double error = max_position_error(nullptr);
   for (int iter = 0; iter < kMaxNewtonIterations && error > tolerance; ++iter) {
     // Newton step on Delta(q) = 0 through the Schur complement
-    p = VecX::Zero(static_cast<Eigen::Index>(rows.size()));
+    p.setZero();
     for (std::size_t r = 0; r < rows.size(); ++r)
       if (dropped[r] == 0 && rows[r].has_position_error)
         p(static_cast<Eigen::Index>(r)) = -rows[r].position_error;
@@ -94,7 +96,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
     std::fill(delta.begin(), delta.end(), Vec6::Zero());
     add_correction(rows, row_bodies, p, inverse_mass, dropped, delta);
     // halve the step while it does not reduce the violation
-    const VecX start = state;
+    start = state;
     double step = 1.0;
     for (int halving = 0; halving < 12; ++halving) {
       state = start;
@@ -315,10 +317,29 @@ bool System::project(double t, VecX& y, double tolerance) {
     if (s.dropped[r] == 0)
       worst = std::max(worst, std::abs(s.row_rate(static_cast<int>(r)) - s.rows[r].target));
   if (changed || worst > tolerance) {
-    s.correct_velocities(t, y, false, false);
+    s.project_velocities(t, y);
     changed = true;
   }
   return changed;
+}
+
+// Velocities onto D u = h with the structure's own solver (no allocation):
+// u += M^-1 D^T p,  S p = h - D u   (seed 000 eq. 4 without impact rows).
+void System::Impl::project_velocities(double time, VecX& state) {
+  compute_kinematics(time, state);
+  compute_rows();
+  VecX& p = newton_buffer;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    p(static_cast<Eigen::Index>(r)) =
+        dropped[r] != 0 ? 0.0 : rows[r].target - row_rate(static_cast<int>(r));
+  solver.assemble(rows, inverse_mass, dropped);
+  if (!solver.factorize()) throw SimulationError(time, "singular constraint set in projection");
+  solver.solve_in_place(p);
+  std::fill(correction_buffer.begin(), correction_buffer.end(), Vec6::Zero());
+  add_correction(rows, row_bodies, p, inverse_mass, dropped, correction_buffer);
+  for (int b = 0; b < n; ++b)
+    state.segment<6>(7 * n + 6 * b) += correction_buffer[static_cast<std::size_t>(b)];
+  compute_kinematics(time, state);
 }
 
 double System::position_violation(double t, const VecX& y) {

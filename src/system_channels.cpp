@@ -122,7 +122,7 @@ void System::Impl::register_channels() {
       const std::string name = rows_in == 1 ? fmt::format("{}.{}", joint.name, inst.label)
                                             : fmt::format("{}.{}.{}", joint.name, inst.label,
                                                           inst.constraint->row_label(k));
-      add_channel(name, "N|N m", kDyn,
+      add_channel(name, inst.constraint->rows_are_moments() ? "N m" : "N", kDyn,
                   fmt::format("multiplier of the {} row", inst.constraint->kind()),
                   [this, i, k] {
                     const int first = instance_row[i];
@@ -150,7 +150,8 @@ void System::Impl::register_channels() {
   for (std::size_t f = 0; f < forces.size(); ++f) {
     const std::vector<std::string> names = forces[f]->channel_names();
     for (std::size_t k = 0; k < names.size(); ++k) {
-      add_channel(fmt::format("{}.{}", forces[f]->name(), names[k]), "", kKin,
+      add_channel(fmt::format("{}.{}", forces[f]->name(), names[k]),
+                  forces[f]->channel_unit(static_cast<int>(k)), kKin,
                   fmt::format("{} output", forces[f]->kind()), [this, f, k] {
                     if (force_enabled[f] == 0) return 0.0;
                     const ForceContext ctx(kin, t);

@@ -31,7 +31,7 @@ int System::add_condition(const Condition& condition, const std::string& element
     std::vector<Impl::ConditionTerm> terms;
     for (const ComparisonTerm& term : group)
       terms.push_back({side(term.lhs, term.lhs_offset), side(term.rhs, term.rhs_offset),
-                       term.greater});
+                       term.greater, term.strict});
     compiled.groups.push_back(std::move(terms));
   }
   s.conditions.push_back(std::move(compiled));
@@ -60,6 +60,26 @@ double System::condition_value(int handle) {
     throw SimulationError(
         s.t, fmt::format("{}: condition '{}' is not finite (NaN or inf)", c.element, c.text));
   return any;
+}
+
+bool System::condition_holds(int handle) {
+  Impl& s = *impl_;
+  const Impl::CompiledCondition& c = s.conditions[static_cast<std::size_t>(handle)];
+  if (c.stage == Stage::kDynamics) s.ensure_dynamics();
+  for (const auto& group : c.groups) {
+    bool all = true;
+    for (const Impl::ConditionTerm& term : group) {
+      const double a = term.lhs->evaluate();
+      const double b = term.rhs->evaluate();
+      if (!std::isfinite(a) || !std::isfinite(b))
+        throw SimulationError(
+            s.t, fmt::format("{}: condition '{}' is not finite (NaN or inf)", c.element, c.text));
+      const double g = term.greater ? a - b : b - a;
+      all = all && (term.strict ? g > 0.0 : g >= 0.0);
+    }
+    if (all) return true;
+  }
+  return false;
 }
 
 }  // namespace ictus

@@ -172,12 +172,20 @@ void System::Impl::solve_dynamics() {
     free_accelerations[i].head<3>() = inverse_mass[i].inv_mass * loads[i].force_W;
     free_accelerations[i].tail<3>() = inverse_mass[i].inv_inertia * loads[i].torque_B;
   }
+  dropped_row_violated = false;
   const double beta_c = stabilisation.baumgarte_position;
   const double beta_k = stabilisation.baumgarte_velocity;
   const auto m = rows.size();
   for (std::size_t r = 0; r < m; ++r) {
     if (dropped[r] != 0) {
       rhs(static_cast<Eigen::Index>(r)) = 0.0;
+      // a dependent row stays satisfied by the others only while the rank of
+      // D is unchanged; if the mechanism leaves a singular configuration it
+      // becomes independent, and its velocity residual grows to the order of
+      // the velocities (integration errors keep it far smaller otherwise)
+      if (std::abs(row_rate(static_cast<int>(r)) - rows[r].target) >
+          1e-3 * row_speed_scale(static_cast<int>(r)) + 1e-12)
+        dropped_row_violated = true;
       continue;
     }
     const ConstraintRow& row = rows[r];
@@ -269,6 +277,17 @@ void System::Impl::ensure_dynamics() {
 
 double System::Impl::multiplier(int row) const {
   return dropped[static_cast<std::size_t>(row)] != 0 ? 0.0 : multipliers(row);
+}
+
+double System::Impl::row_speed_scale(int row) const {
+  const auto r = static_cast<std::size_t>(row);
+  const internal::RowBodies& rb = row_bodies[r];
+  double scale = std::abs(rows[r].target);
+  if (rb.base != kGround)
+    scale += rows[r].J_base.cwiseAbs().dot(y.segment<6>(7 * n + 6 * rb.base).cwiseAbs());
+  if (rb.follower != kGround)
+    scale += rows[r].J_follower.cwiseAbs().dot(y.segment<6>(7 * n + 6 * rb.follower).cwiseAbs());
+  return scale;
 }
 
 double System::Impl::row_rate(int row) const {

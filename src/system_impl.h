@@ -85,6 +85,7 @@ struct System::Impl {
     std::unique_ptr<internal::CompiledExpression> lhs;
     std::unique_ptr<internal::CompiledExpression> rhs;
     bool greater = true;
+    bool strict = true;
   };
   struct CompiledCondition {
     std::vector<std::vector<ConditionTerm>> groups;  // OR of ANDs
@@ -141,11 +142,13 @@ struct System::Impl {
   double potential_energy() const;
   double multiplier(int row) const;
   double row_rate(int row) const;  // D_r u at the current state
+  double row_speed_scale(int row) const;  // sum |D_r,i u_i| + |h_r|
   void ensure_dynamics();
 
   // --- assembly (system_assembly.cpp) ----------------------------------------
   void assemble_positions(double t, VecX& y, bool for_model);
   ImpulseResult correct_velocities(double t, VecX& y, bool use_given, bool for_model);
+  void project_velocities(double t, VecX& y);
   /// Largest |Delta| over the active rows (dependent rows only if asked).
   double max_position_error(int* worst, bool include_dropped = false) const;
   void build_given_rows();
@@ -177,6 +180,10 @@ struct System::Impl {
   internal::SchurSolver solver;
   std::vector<std::string> warnings;
   std::vector<std::vector<int>> dependencies;  // per dropped row: rows it depends on
+  // work buffers for projection, sized with the structure
+  std::vector<Vec6> correction_buffer;
+  VecX newton_buffer;
+  VecX state_buffer;
 
   // workspace of the last evaluation
   double t = 0.0;
@@ -191,6 +198,7 @@ struct System::Impl {
   double driver_power = 0.0;
   bool dynamics_valid = false;
   bool redetecting = false;
+  bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
   double energy_reference = 0.0;
 
   // formulas

@@ -58,6 +58,9 @@ void System::Impl::rebuild_structure() {
   dropped.assign(m, 0);
   multipliers = VecX::Zero(static_cast<Eigen::Index>(m));
   rhs = VecX::Zero(static_cast<Eigen::Index>(m));
+  newton_buffer = VecX::Zero(static_cast<Eigen::Index>(m));
+  correction_buffer.assign(static_cast<std::size_t>(n), Vec6::Zero());
+  state_buffer = VecX::Zero(13 * n + kAuxCount);
   solver.analyse(row_bodies, n);
   ++structure_version;
   structure_dirty = false;

@@ -15,7 +15,7 @@
 // derivative is D u - h; it drives the Baumgarte terms (seed 000 eq. 7) and
 // the projection onto the constraint manifold. Rotation locks are holonomic
 // only in pairs or triples; their position-level violation is supplied by
-// the owning joint (see lock_group.h).
+// the owning joint (docs/theory/constraints.md).
 #pragma once
 
 #include <span>
@@ -68,6 +68,8 @@ class ElementaryConstraint {
   virtual bool holonomic() const { return true; }
   /// True if the constraint prescribes a motion (a driver).
   virtual bool driven() const { return false; }
+  /// True if the multipliers are moments [N m] rather than forces [N].
+  virtual bool rows_are_moments() const { return false; }
   /// Fills `rows` (size row_count()).
   virtual void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const = 0;
 };

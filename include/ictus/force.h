@@ -103,6 +103,8 @@ class ForceElement {
   virtual double potential_energy(const ForceContext& /*ctx*/) const { return 0.0; }
   /// Names of the element's output channels (suffixes after "<name>.").
   virtual std::vector<std::string> channel_names() const { return {}; }
+  /// SI unit of channel k.
+  virtual std::string channel_unit(int /*k*/) const { return ""; }
   /// Value of channel k, valid after apply() at the same state.
   virtual double channel_value(int /*k*/, const ForceContext& /*ctx*/) const { return 0.0; }
 

@@ -58,8 +58,8 @@ struct IntegratorSettings {
   std::string name = "dopri5";  ///< "dopri5" (adaptive) or "rk4" (fixed step)
   double rtol = 1e-8;
   double atol = 1e-10;
-  double step = 1e-3;           ///< fixed step for rk4, initial step guess for dopri5
-  double max_step = 0.0;        ///< 0: no limit besides the output step
+  double step = 1e-3;           ///< fixed step of rk4 (dopri5 chooses its own first step)
+  double max_step = 0.0;        ///< largest step of dopri5; 0: unlimited
   SourceLocation where;
 };
 

@@ -75,16 +75,21 @@ class Simulation final : public OdeSystem {
 
  private:
   struct EventState;
+  enum class ActionPhase { kAll, kBeforeAssembly, kAfterAssembly };
   void record(EventRecord r);
   void sample(double t, const VecX& y);
   void emit_samples_until(double t_end, bool inclusive);
   double event_function(const EventState& e, double t, const VecX& y);
-  bool apply_actions(double t, VecX& y, const std::vector<const EventState*>& firing);
-  void initialise_events(double t, VecX& y);
+  /// Applies the actions of the firing events; returns true if one is 'stop'.
+  bool apply_actions(double t, VecX& y, const std::vector<const EventState*>& firing,
+                     ActionPhase phase);
+  /// Events whose condition decides something at the start of the run.
+  std::vector<const EventState*> initial_events(double t, const VecX& y);
 
   System system_;
   std::vector<Observer*> observers_;
   std::vector<EventRecord> log_;
+  std::vector<EventRecord> pending_;  // switches made before the initial assembly
   std::vector<EventState> events_;
   std::unique_ptr<Integrator> integrator_;
   double t_ = 0.0;

@@ -103,7 +103,10 @@ class System {
   /// Evaluates the state up to `stage` so channels can be read.
   void evaluate(double t, const VecX& y, Stage stage);
   /// Records an accepted state (joint angles are unwrapped across steps).
-  void accept(double t, const VecX& y);
+  /// Returns true if the dependent rows had to be found again because the
+  /// rank of the constraints changed: the caller must then restart its
+  /// integrator.
+  bool accept(double t, const VecX& y);
 
   // --- initial conditions and projection ------------------------------------
   /// Moves positions onto the holonomic constraints (Newton, mass-weighted
@@ -137,8 +140,14 @@ class System {
   /// Stage needed to evaluate condition `handle`.
   Stage condition_stage(int handle) const;
   /// The continuous function g of condition `handle` at the last evaluated
-  /// state: positive exactly where the condition holds.
+  /// state: positive where the condition holds (zero crossings are events).
   double condition_value(int handle);
+  /// Whether the condition holds at the last evaluated state, honouring the
+  /// difference between > and >= at equality (used at the start of a run).
+  bool condition_holds(int handle);
+  /// True if switching `element` changes the constraint structure (joints,
+  /// joint members, drivers), false for force elements.
+  bool switch_is_structural(std::string_view element) const;
 
   // --- impacts ----------------------------------------------------------------
   /// Imposes the active constraints on the velocities of y by an impulse

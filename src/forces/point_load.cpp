@@ -77,6 +77,11 @@ std::vector<std::string> PointLoad::channel_names() const {
   return {"Tx", "Ty", "Tz", "power"};
 }
 
+std::string PointLoad::channel_unit(int k) const {
+  if (k == 3) return "W";
+  return kind_ == Kind::kForce ? "N" : "N m";
+}
+
 double PointLoad::channel_value(int k, const ForceContext& ctx) const {
   const BodyKinematics& kin = ctx.body(body_);
   const Vec3 value = value_W(kin);

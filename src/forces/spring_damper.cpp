@@ -60,6 +60,11 @@ std::vector<std::string> SpringDamper::channel_names() const {
   return {"length", "rate", "force"};
 }
 
+std::string SpringDamper::channel_unit(int k) const {
+  static constexpr const char* kUnits[] = {"m", "m/s", "N"};
+  return kUnits[k];
+}
+
 double SpringDamper::channel_value(int k, const ForceContext& ctx) const {
   const Geometry g = geometry(ctx);
   if (k == 0) return g.length;

@@ -223,6 +223,8 @@ Quat read_orientation(const YAML::Node& node, const FileContext& ctx, const std:
   }
   const Vec3 axis = r.required_unit_vec3("axis");
   double angle = 0.0;
+  if (r.has("angle_deg") && r.has("angle"))
+    throw ModelError(r.where(), element, "give 'angle' [rad] or 'angle_deg', not both");
   if (r.has("angle_deg")) {
     angle = r.required_number("angle_deg") * kPi / 180.0;
   } else {
@@ -409,6 +411,10 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
       throw ModelError(ctx.at(r.get("reference")), element,
                        "'reference' must not be parallel to 'axis'");
     if (joint.type == "universal") {
+      if (r.has("reference"))
+        throw ModelError(ctx.at(r.get("reference")), element,
+                         "a universal joint's frame is set by 'axis' and 'second_axis'; "
+                         "'reference' does not apply");
       // x = the base's pin (axis), y = the follower's pin (second_axis)
       const Vec3 second = r.required_unit_vec3("second_axis");
       if (std::abs(second.dot(axis)) > 1e-9)
@@ -454,6 +460,21 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
         throw ModelError(ctx.at(type_node), e.element(), e.detail());
       }
     }
+    // offsets of coordinates the joint does not have would be silently ignored
+    for (const char* key : {"initial_angle", "initial_angle_deg"})
+      if (r.has(key) && !joint.has_angle)
+        throw ModelError(ctx.at(r.get(key)), element,
+                         fmt::format("a {} joint has no rotation coordinate; '{}' applies to "
+                                     "revolute, cylindrical and planar joints",
+                                     joint.type, key));
+    if (r.has("initial_position") && !joint.has_translation)
+      throw ModelError(ctx.at(r.get("initial_position")), element,
+                       fmt::format("a {} joint has no translation coordinate; 'initial_position' "
+                                   "applies to prismatic, cylindrical and point_on_line joints",
+                                   joint.type));
+    if (r.has("initial_angle") && r.has("initial_angle_deg"))
+      throw ModelError(r.where(), element,
+                       "give 'initial_angle' [rad] or 'initial_angle_deg', not both");
     read_switching(r, name, model, generated);
     r.finish();  // keys of the other joint types would be ignored: unknown here
     model.add_joint(std::move(joint));
@@ -659,6 +680,10 @@ void read_events(const YAML::Node& node, const FileContext& ctx, Model& model) {
   for (const auto& kv : node) {
     const std::string name = kv.first.as<std::string>();
     const std::string element = fmt::format("event '{}'", name);
+    if (!is_identifier(name))  // dotted names are reserved for generated events
+      throw ModelError(ctx.at(kv.first), element,
+                       "event names must start with a letter or '_' and contain only letters, "
+                       "digits and '_'");
     MapReader r(kv.second, ctx, element);
     Event e;
     e.name = name;

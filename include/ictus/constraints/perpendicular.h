@@ -19,6 +19,7 @@ class Perpendicular final : public ElementaryConstraint {
 
   std::string_view kind() const override { return "perpendicular"; }
   int row_count() const override { return 1; }
+  bool rows_are_moments() const override { return true; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
  private:

@@ -14,7 +14,7 @@ namespace ictus {
 ///
 /// A single lock is not integrable (reference/README.md): it has no
 /// position-level violation of its own. Pairs and triples of locks in one
-/// joint get theirs from the joint (lock_group.h).
+/// joint get theirs from the joint (System::Impl::fill_lock_errors, system_dynamics.cpp).
 class RotationLock final : public ElementaryConstraint {
  public:
   /// `axis_base` is a unit vector in the base frame; `axis_follower` the same
@@ -25,6 +25,7 @@ class RotationLock final : public ElementaryConstraint {
   int row_count() const override { return 1; }
   bool holonomic() const override { return false; }
   bool driven() const override { return driven_; }
+  bool rows_are_moments() const override { return true; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
   const Vec3& axis_base() const { return axis_base_; }

@@ -33,6 +33,9 @@ class JointSpringDamper final : public ForceElement {
   ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const override;
   double potential_energy(const ForceContext& ctx) const override;
   std::vector<std::string> channel_names() const override { return {"load"}; }
+  std::string channel_unit(int) const override {
+    return coordinate_ == Coordinate::kAngle ? "N m" : "N";
+  }
   double channel_value(int k, const ForceContext& ctx) const override;
   const std::string& joint() const { return joint_; }
 

@@ -32,6 +32,7 @@ class PointLoad final : public ForceElement {
   std::vector<BodyIndex> bodies() const override { return {body_}; }
   ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const override;
   std::vector<std::string> channel_names() const override;
+  std::string channel_unit(int k) const override;
   double channel_value(int k, const ForceContext& ctx) const override;
 
  private:

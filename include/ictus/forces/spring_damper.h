@@ -28,6 +28,7 @@ class SpringDamper final : public ForceElement {
   ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const override;
   double potential_energy(const ForceContext& ctx) const override;
   std::vector<std::string> channel_names() const override;
+  std::string channel_unit(int k) const override;
   double channel_value(int k, const ForceContext& ctx) const override;
 
  private:
