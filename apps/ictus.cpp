@@ -58,9 +58,8 @@ void print_structure(const ictus::System& system, const ictus::StructureReport& 
       for (const std::string& d : rep.dependencies[k]) deps += (deps.empty() ? "" : ", ") + d;
       fmt::print("    {} (depends on {})\n", rep.redundant_rows[k], deps);
     }
-    std::string joints;
-    for (const std::string& j : rep.non_unique_reactions) joints += (joints.empty() ? "" : ", ") + j;
-    fmt::print("  reactions not unique in: {}\n", joints);
+    fmt::print("  reaction components not unique (world axes):\n");
+    for (const std::string& j : rep.non_unique_components) fmt::print("    {}\n", j);
   }
   fmt::print("  condition estimate:  {:.4g} (spread of the LDL^T pivots of D M^-1 D^T)\n",
              rep.condition_estimate);

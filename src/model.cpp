@@ -31,6 +31,7 @@ Model::Model(const Model& other)
       events_(other.events_),
       given_(other.given_),
       initially_disabled_(other.initially_disabled_),
+      markers_(other.markers_),
       parameters_(other.parameters_),
       names_(other.names_),
       gravity_(other.gravity_),
@@ -125,6 +126,11 @@ void Model::add_driver(Driver driver) {
                                  internal::join_names(names)));
   }
   const Joint& joint = joints_[static_cast<std::size_t>(j)];
+  if (joint.capture)
+    throw ModelError(driver.where, element,
+                     fmt::format("joint '{}' is a capture joint (its frame is taken when it "
+                                 "closes); it cannot carry a driver",
+                                 joint.name));
   if (driver.coordinate == Driver::Coordinate::kAngle && !joint.has_angle)
     throw ModelError(driver.where, element,
                      fmt::format("joint '{}' ({}) has no rotation coordinate to drive; an angle "
@@ -156,6 +162,15 @@ void Model::set_initially_enabled(const std::string& element, bool on) {
 }
 
 void Model::add_given_velocity(GivenVelocity given) { given_.push_back(std::move(given)); }
+
+void Model::add_marker(Marker marker) {
+  const std::string element = fmt::format("marker '{}'", marker.name);
+  claim_name(marker.name, element, marker.where);
+  if (marker.body != kGround && (marker.body < 0 || marker.body >= static_cast<BodyIndex>(bodies_.size())))
+    throw ModelError(marker.where, element, fmt::format("body index {} does not exist", marker.body));
+  if (!marker.point_B.allFinite()) throw ModelError(marker.where, element, "point must be finite");
+  markers_.push_back(std::move(marker));
+}
 
 void Model::set_gravity(const Vec3& g, SourceLocation where) {
   if (!g.allFinite()) throw ModelError(where, "gravity", "gravity must be finite");
@@ -215,6 +230,12 @@ void Model::validate() const {
     targets.push_back(j.name);
     for (const JointMember& m : j.members) targets.push_back(j.name + "." + m.label);
   }
+  for (const Joint& j : joints_)
+    for (const JointMember& m : j.members)
+      if (!(m.restitution >= 0.0 && m.restitution <= 1.0))
+        throw ModelError(j.where, fmt::format("joint '{}'", j.name),
+                         fmt::format("restitution of '{}' must be in [0, 1], got {}", m.label,
+                                     m.restitution));
   for (const std::string& name : initially_disabled_)
     if (std::find(targets.begin(), targets.end(), name) == targets.end())
       throw ModelError({}, fmt::format("element '{}'", name),
@@ -224,6 +245,15 @@ void Model::validate() const {
     for (const auto* list : {&e.on_true, &e.on_false})
       for (const Action& a : *list) {
         if (a.kind == Action::Kind::kStop) continue;
+        if (a.kind == Action::Kind::kImpulse) {
+          (void)body_index(a.target, fmt::format("event '{}'", e.name),
+                           a.where.known() ? a.where : e.where);
+          if (!a.linear_impulse.allFinite() || !a.angular_impulse.allFinite() ||
+              !a.point_B.allFinite())
+            throw ModelError(a.where.known() ? a.where : e.where,
+                             fmt::format("event '{}'", e.name), "impulses must be finite");
+          continue;
+        }
         if (std::find(targets.begin(), targets.end(), a.target) == targets.end())
           throw ModelError(a.where.known() ? a.where : e.where, fmt::format("event '{}'", e.name),
                            fmt::format("unknown element '{}'{}; switchable elements: {}",

@@ -105,6 +105,7 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   }
   bool stop = false;
   bool structural = false;
+  std::vector<ExternalImpulse> external;
   for (const EventState* e : firing) {
     const Event& ev = *e->event;
     const auto& actions = e->rising ? ev.on_true : ev.on_false;
@@ -118,6 +119,12 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
     for (const Action& a : actions) {
       if (a.kind == Action::Kind::kStop) {
         stop = stop || phase != ActionPhase::kBeforeAssembly;
+        continue;
+      }
+      if (a.kind == Action::Kind::kImpulse) {
+        if (phase != ActionPhase::kBeforeAssembly)
+          external.push_back({system_.model().body_index(a.target), a.linear_impulse,
+                              a.angular_impulse, a.point_B});
         continue;
       }
       if (!applies_now(a)) continue;
@@ -139,16 +146,38 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   if (!logging) return false;
   for (EventRecord& r : pending_) record(std::move(r));
   pending_.clear();
-  // constraints that close while velocities violate them: system impact
-  const ImpulseResult impact = structural ? system_.apply_impact(t, y) : ImpulseResult{};
-  if (!impact.impulses.empty()) {
+  // constraints that close while velocities violate them, and external
+  // impulses: system impact (seed 000 eqs. 3-5)
+  const bool impulsive =
+      system_.model().settings().closure == SimulationSettings::Closure::kImpulse;
+  // (constraints that only open leave the velocities consistent: no impact)
+  const bool closing = structural && system_.constraints_closing();
+  const ImpulseResult impact = closing || !external.empty()
+                                   ? system_.apply_impact(t, y, external, impulsive)
+                                   : ImpulseResult{};
+  if (!impact.impulses.empty() || !external.empty()) {
     std::string list;
     for (std::size_t k = 0; k < impact.impulses.size(); ++k)
-      list += fmt::format("{}{}={:.6g}", k == 0 ? "" : ", ", impact.row_names[k],
+      list += fmt::format("{}{}={:.9g}", k == 0 ? "" : ", ", impact.row_names[k],
                           impact.impulses[k]);
-    record({t, "impact", "", fmt::format("kinetic energy {:.9g} -> {:.9g} J; impulses: {}",
-                                         impact.kinetic_before, impact.kinetic_after, list)});
+    std::string detail = fmt::format(
+        "kinetic energy {:.12g} -> {:.12g} J (lost {:.6g} J); condition estimate of S {:.3g}",
+        impact.kinetic_before, impact.kinetic_after, impact.kinetic_before - impact.kinetic_after,
+        impact.condition_estimate);
+    if (!external.empty()) detail += fmt::format("; {} external impulse(s)", external.size());
+    if (!list.empty()) detail += "; impulses: " + list;
+    if (!impact.non_unique.empty()) {
+      std::string joints;
+      for (const std::string& j : impact.non_unique) joints += (joints.empty() ? "" : ", ") + j;
+      detail += "; dependent rows eliminated: the velocities are unique, the impulses of " +
+                joints + " are not";
+    }
+    record({t, "impact", "", detail});
+    ++impacts_;
   }
+  for (const std::string& r : impact.released)
+    record({t, "switch", r, "released after the impact (restitution > 0: the bodies part)"});
+  if (!impact.released.empty()) structural = true;
   if (structural) {
     const StructureReport rep = system_.structure_report(t, y);
     record({t, "structure", "",
@@ -176,6 +205,7 @@ RunStatistics Simulation::run() {
   };
 
   t_ = s.start;
+  impacts_ = 0;
   y_ = system_.initial_state();
   work_ = y_;
   pending_.clear();
@@ -331,6 +361,7 @@ RunStatistics Simulation::run() {
     throw;
   }
   stats.integrator = integrator_->statistics();
+  stats.impacts = impacts_;
   stats.structure_changes = system_.structure_version() - 1;
   stats.end_time = t_;
   stats.wall_seconds =

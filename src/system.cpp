@@ -23,13 +23,13 @@ class BuildContext final : public ForceBuildContext {
     const int j = impl_.model.find_joint(name);
     if (j < 0) {
       std::vector<std::string> names;
-      for (const Joint& jt : impl_.model.joints()) names.push_back(jt.name);
+      for (const Joint& jt : impl_.live_joints) names.push_back(jt.name);
       throw ModelError(where, element,
                        fmt::format("unknown joint '{}'{}; known joints: {}", name,
                                    internal::did_you_mean(name, names),
                                    internal::join_names(names)));
     }
-    return impl_.model.joints()[static_cast<std::size_t>(j)];
+    return impl_.live_joints[static_cast<std::size_t>(j)];
   }
   std::unique_ptr<internal::CompiledExpression> compile(const Expression& expr,
                                                         const std::string& element) override {
@@ -49,7 +49,7 @@ class BuildContext final : public ForceBuildContext {
 
 }  // namespace
 
-System::Impl::Impl(const Model& m) : model(m) {
+System::Impl::Impl(const Model& m) : model(m), live_joints(m.joints()) {
   model.validate();
   n = static_cast<int>(model.bodies().size());
   stabilisation = model.settings().stabilisation;
@@ -64,9 +64,9 @@ System::Impl::Impl(const Model& m) : model(m) {
   build_instances();
   for (const auto& f : model.forces()) forces.push_back(f->clone());
   force_enabled.assign(forces.size(), 1);
-  angle_reference.assign(model.joints().size(), 0.0);
-  for (std::size_t j = 0; j < model.joints().size(); ++j)
-    angle_reference[j] = model.joints()[j].angle_offset;
+  angle_reference.assign(live_joints.size(), 0.0);
+  for (std::size_t j = 0; j < live_joints.size(); ++j)
+    angle_reference[j] = live_joints[j].angle_offset;
   register_channels();
   BuildContext ctx(*this);
   for (auto& f : forces) f->prepare(ctx);
@@ -75,9 +75,10 @@ System::Impl::Impl(const Model& m) : model(m) {
 }
 
 void System::Impl::build_instances() {
-  const auto& joints = model.joints();
+  const auto& joints = live_joints;
   joint_instances.assign(joints.size(), {});
   joint_enabled.assign(joints.size(), 1);
+  joint_enabled_before.assign(joints.size(), 1);
   for (std::size_t j = 0; j < joints.size(); ++j)
     for (const JointMember& m : joints[j].members) {
       Instance inst;
@@ -93,7 +94,7 @@ void System::Impl::build_instances() {
 void System::Impl::build_drivers() {
   for (const Driver& d : model.drivers()) {
     const int j = model.find_joint(d.joint);
-    const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+    const Joint& joint = live_joints[static_cast<std::size_t>(j)];
     const std::string element = fmt::format("driver '{}'", d.name);
     DriverRuntime rt;
     rt.joint = j;
@@ -135,6 +136,15 @@ void System::Impl::build_drivers() {
     drivers.push_back(std::move(rt));
   }
   driver_samples.assign(drivers.size(), MotionSample{});
+  // storage for the impulses of the last impact, per row of every instance
+  int total_rows = 0;
+  for (const Instance& inst : instances) {
+    impulse_offset.push_back(total_rows);
+    total_rows += inst.constraint->row_count();
+  }
+  impulses.assign(static_cast<std::size_t>(total_rows), 0.0);
+  joint_impulse_force.assign(live_joints.size(), Vec3::Zero());
+  joint_impulse_moment.assign(live_joints.size(), Vec3::Zero());
 }
 
 double* System::Impl::bind_slot(const std::string& name, bool allow_dynamics) {
@@ -238,7 +248,7 @@ std::vector<std::string> System::switchable_elements() const {
   std::vector<std::string> names;
   for (const auto& f : impl_->forces) names.push_back(f->name());
   for (const Driver& d : impl_->model.drivers()) names.push_back(d.name);
-  for (const Joint& j : impl_->model.joints()) {
+  for (const Joint& j : impl_->live_joints) {
     names.push_back(j.name);
     for (const JointMember& m : j.members) names.push_back(j.name + "." + m.label);
   }
@@ -258,7 +268,7 @@ char* find_switch(System::Impl& impl, std::string_view element, bool* structural
     System::Impl::Instance& inst = impl.instances[static_cast<std::size_t>(d.instance)];
     if (inst.label == element) return &inst.enabled;
   }
-  const auto& joints = impl.model.joints();
+  const auto& joints = impl.live_joints;
   for (std::size_t j = 0; j < joints.size(); ++j) {
     if (joints[j].name == element) return &impl.joint_enabled[j];
     for (const int i : impl.joint_instances[j]) {
@@ -323,6 +333,7 @@ void System::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
   dy(13 * n + kAuxAppliedWork) = s.power.applied;
   dy(13 * n + kAuxDriverWork) = s.driver_power;
   dy(13 * n + kAuxDissipated) = s.power.dissipated;
+  dy(13 * n + kAuxImpactLoss) = 0.0;  // changes only in jumps, at impacts
 }
 
 void System::evaluate(double t, const VecX& y, Stage stage) {
@@ -353,7 +364,7 @@ bool System::accept(double t, const VecX& y) {
   }
   s.compute_kinematics(t, y);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
-    if (s.model.joints()[j].has_angle)
+    if (s.live_joints[j].has_angle)
       s.angle_reference[j] = s.joint_angle(static_cast<int>(j));
   return changed;
 }

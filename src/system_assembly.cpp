@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
@@ -46,7 +47,7 @@ ModelError row_error(const System::Impl& s, int row, const std::string& what) {
     const Driver& d = s.model.drivers()[static_cast<std::size_t>(inst.driver)];
     return ModelError(d.where, fmt::format("driver '{}'", d.name), what);
   }
-  const Joint& j = s.model.joints()[static_cast<std::size_t>(inst.joint)];
+  const Joint& j = s.live_joints[static_cast<std::size_t>(inst.joint)];
   return ModelError(j.where, fmt::format("joint '{}'", j.name), what);
 }
 
@@ -271,7 +272,7 @@ void System::Impl::build_given_rows() {
     }
     const int j = model.find_joint(owner);
     if (!done && j >= 0) {
-      const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+      const Joint& joint = live_joints[static_cast<std::size_t>(j)];
       row.base = joint.base;
       row.follower = joint.follower;
       if (what == "omega" && joint.has_angle) {
@@ -299,6 +300,9 @@ void System::assemble(double t, VecX& y) {
   impl_->ensure_structure();
   impl_->assemble_positions(t, y, true);
   impl_->correct_velocities(t, y, true, true);
+  // what is closed now is the starting structure, not an impact
+  std::fill(impl_->newly_active.begin(), impl_->newly_active.end(), char{0});
+  std::fill(impl_->joint_newly_enabled.begin(), impl_->joint_newly_enabled.end(), char{0});
   // the joint angles of the assembled state are the reference for unwrapping
   accept(t, y);
 }
@@ -359,13 +363,148 @@ double System::velocity_violation(double t, const VecX& y) {
   return worst;
 }
 
-ImpulseResult System::apply_impact(double t, VecX& y) {
+ImpulseResult System::apply_impact(double t, VecX& y, std::span<const ExternalImpulse> external,
+                                   bool impulsive_closure) {
+  return impl_->impact(t, y, external, impulsive_closure);
+}
+
+bool System::constraints_closing() const {
   Impl& s = *impl_;
-  s.compute_kinematics(t, y);
-  const double before = s.kinetic_energy();
-  ImpulseResult result = s.correct_velocities(t, y, false, false);
-  result.kinetic_before = before;
-  result.kinetic_after = s.kinetic_energy();
+  s.ensure_structure();
+  for (std::size_t i = 0; i < s.instances.size(); ++i)
+    if (s.newly_active[i] != 0 && s.instance_row[i] >= 0) return true;
+  return false;
+}
+
+// System impact, seed 000 eqs. (3)-(5) with restitution per constraint as
+// target relative velocities (shared/seeds/README.md, note on eq. 5):
+//   closing row i:    (D u2)_i = h_i - k_i ((D u1)_i - h_i)
+//   persisting row j: (D u2)_j = h_j
+// u1 already includes the external impulses, u1 = u + M^-1 K pe.
+ImpulseResult System::Impl::impact(double time, VecX& state,
+                                   std::span<const ExternalImpulse> external,
+                                   bool impulsive_closure) {
+  ImpulseResult result;
+  compute_kinematics(time, state);
+  compute_rows();  // rebuilds the structure if constraints were switched
+  result.kinetic_before = kinetic_energy();
+  for (const ExternalImpulse& e : external) {
+    const auto b = static_cast<std::size_t>(e.body);
+    const BodyKinematics& k = kin[b];
+    const Vec3 angular_W = (k.R_WB * e.point_B).cross(e.linear_W) + e.angular_W;
+    state.segment<3>(7 * n + 6 * e.body) += inverse_mass[b].inv_mass * e.linear_W;
+    state.segment<3>(7 * n + 6 * e.body + 3) +=
+        inverse_mass[b].inv_inertia * (k.R_WB.transpose() * angular_W);
+  }
+  compute_kinematics(time, state);
+  compute_rows();
+
+  // targets; closing rows left to the stabilisation are taken out of the solve
+  const std::size_t m = rows.size();
+  std::vector<char> excluded(dropped.begin(), dropped.end());
+  VecX& p = newton_buffer;
+  for (std::size_t r = 0; r < m; ++r) {
+    const int i = row_info[r].instance;
+    const bool closing = newly_active[static_cast<std::size_t>(i)] != 0;
+    const double relative = row_rate(static_cast<int>(r)) - rows[r].target;
+    double target = rows[r].target;
+    if (closing) {
+      if (row_info[r].k == 0) result.closing_rows.push_back(row_name(static_cast<int>(r)));
+      if (!impulsive_closure) excluded[r] = 1;
+      target -= member_restitution(i) * relative;
+    }
+    p(static_cast<Eigen::Index>(r)) =
+        excluded[r] != 0 ? 0.0 : target - row_rate(static_cast<int>(r));
+    rhs(static_cast<Eigen::Index>(r)) = target;  // kept for the consistency check
+  }
+  solver.assemble(rows, inverse_mass, excluded);
+  if (m > 0 && !solver.factorize())
+    throw SimulationError(time, "the constraint set of the impact is singular");
+  solver.solve_in_place(p);
+  result.condition_estimate = solver.pivot_spread(excluded);
+  std::fill(correction_buffer.begin(), correction_buffer.end(), Vec6::Zero());
+  add_correction(rows, row_bodies, p, inverse_mass, excluded, correction_buffer);
+  for (int b = 0; b < n; ++b)
+    state.segment<6>(7 * n + 6 * b) += correction_buffer[static_cast<std::size_t>(b)];
+  compute_kinematics(time, state);
+
+  // every row, the eliminated dependent ones included, must now hold
+  double scale = 1.0;
+  for (int b = 0; b < n; ++b)
+    scale = std::max(scale, state.segment<6>(7 * n + 6 * b).cwiseAbs().maxCoeff());
+  for (std::size_t r = 0; r < m; ++r) {
+    if (excluded[r] != 0 && dropped[r] == 0) continue;  // left to the stabilisation
+    const double residual = row_rate(static_cast<int>(r)) - rhs(static_cast<Eigen::Index>(r));
+    if (std::abs(residual) > 1e-8 * std::max(scale, std::abs(rhs(static_cast<Eigen::Index>(r)))))
+      throw SimulationError(
+          time, fmt::format("inconsistent impact: no velocities satisfy row '{}' together with "
+                            "the others (off by {:.3g}); dependent constraints close with "
+                            "different restitution or against a prescribed motion",
+                            row_name(static_cast<int>(r)), residual));
+  }
+
+  // impulses for the log and the channels
+  last_impact_time = time;
+  std::fill(impulses.begin(), impulses.end(), 0.0);
+  std::set<std::string> non_unique;
+  for (std::size_t r = 0; r < m; ++r) {
+    const RowInfo& ri = row_info[r];
+    const double impulse = excluded[r] != 0 ? 0.0 : p(static_cast<Eigen::Index>(r));
+    impulses[static_cast<std::size_t>(impulse_offset[static_cast<std::size_t>(ri.instance)] +
+                                      ri.k)] = impulse;
+    if (impulse != 0.0) {
+      result.row_names.push_back(row_name(static_cast<int>(r)));
+      result.impulses.push_back(impulse);
+    }
+  }
+  for (std::size_t d = 0; d < dependencies.size(); ++d)
+    for (const int k : dependencies[d])
+      non_unique.insert(live_joints[static_cast<std::size_t>(
+                                           instances[static_cast<std::size_t>(
+                                                         row_info[static_cast<std::size_t>(k)]
+                                                             .instance)]
+                                               .joint)]
+                            .name);
+  result.non_unique.assign(non_unique.begin(), non_unique.end());
+  for (std::size_t j = 0; j < live_joints.size(); ++j) {
+    const Joint& joint = live_joints[j];
+    const JointRows& jr = joint_rows[j];
+    Vec3 force = Vec3::Zero();
+    Vec3 torque_B = Vec3::Zero();
+    for (int r = jr.begin; r < jr.end; ++r) {
+      const auto ri = static_cast<std::size_t>(r);
+      if (instances[static_cast<std::size_t>(row_info[ri].instance)].driver >= 0 ||
+          excluded[ri] != 0)
+        continue;
+      force += p(r) * rows[ri].J_follower.head<3>();
+      torque_B += p(r) * rows[ri].J_follower.tail<3>();
+    }
+    const BodyKinematics& kf = kinematics(joint.follower);
+    joint_impulse_force[j] = force;
+    joint_impulse_moment[j] =
+        kf.R_WB * torque_B - (kf.point(joint.frame_follower.origin) - kf.p_W).cross(force);
+  }
+  result.kinetic_after = kinetic_energy();
+  state(13 * n + kAuxImpactLoss) += result.kinetic_before - result.kinetic_after;
+
+  // what closed is now part of the structure; what closed with k > 0 parts again
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    if (newly_active[i] == 0 || instance_row[i] < 0) continue;
+    const Instance& inst = instances[i];
+    if (!impulsive_closure || member_restitution(static_cast<int>(i)) <= 0.0) continue;
+    const auto j = static_cast<std::size_t>(inst.joint);
+    if (joint_newly_enabled[j] != 0) {
+      if (joint_enabled[j] != 0) result.released.push_back(live_joints[j].name);
+      joint_enabled[j] = 0;
+    } else {
+      instances[i].enabled = 0;
+      result.released.push_back(live_joints[j].name + "." + inst.label);
+    }
+    structure_dirty = true;
+  }
+  std::fill(newly_active.begin(), newly_active.end(), char{0});
+  std::fill(joint_newly_enabled.begin(), joint_newly_enabled.end(), char{0});
+  dynamics_valid = false;
   return result;
 }
 

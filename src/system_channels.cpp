@@ -66,7 +66,7 @@ void System::Impl::register_channels() {
   }
 
   // --- joints -----------------------------------------------------------------
-  const auto& joints = model.joints();
+  const auto& joints = live_joints;
   for (std::size_t jj = 0; jj < joints.size(); ++jj) {
     const Joint& joint = joints[jj];
     const int j = static_cast<int>(jj);
@@ -92,8 +92,22 @@ void System::Impl::register_channels() {
                   "reaction moment on the follower about the joint point (world)",
                   [this, j, k] { return joint_reaction_moment_W(j)(k); });
     }
+    for (int k = 0; k < 3; ++k) {
+      add_channel(fmt::format("{}.impulse_F{}", joint.name, kXyz[k]), "N s", kKin,
+                  "impulse on the follower at an impact (world; at the impact instant only)",
+                  [this, jj, k] {
+                    return t == last_impact_time ? joint_impulse_force[jj](k) : 0.0;
+                  });
+    }
+    for (int k = 0; k < 3; ++k) {
+      add_channel(fmt::format("{}.impulse_M{}", joint.name, kXyz[k]), "N m s", kKin,
+                  "angular impulse on the follower about the joint point at an impact (world)",
+                  [this, jj, k] {
+                    return t == last_impact_time ? joint_impulse_moment[jj](k) : 0.0;
+                  });
+    }
     auto joint_axes_W = [this, j] {
-      const Joint& jt = model.joints()[static_cast<std::size_t>(j)];
+      const Joint& jt = live_joints[static_cast<std::size_t>(j)];
       return Mat3(kinematics(jt.base).R_WB * jt.frame_base.axes);
     };
     for (int k = 0; k < 3; ++k) {
@@ -122,12 +136,32 @@ void System::Impl::register_channels() {
       const std::string name = rows_in == 1 ? fmt::format("{}.{}", joint.name, inst.label)
                                             : fmt::format("{}.{}.{}", joint.name, inst.label,
                                                           inst.constraint->row_label(k));
-      add_channel(name, inst.constraint->rows_are_moments() ? "N m" : "N", kDyn,
+      const bool moments = inst.constraint->rows_are_moments();
+      add_channel(name, moments ? "N m" : "N", kDyn,
                   fmt::format("multiplier of the {} row", inst.constraint->kind()),
                   [this, i, k] {
                     const int first = instance_row[i];
                     return first < 0 ? 0.0 : multiplier(first + k);
                   });
+      add_channel(name + ".impulse", moments ? "N m s" : "N s", kKin,
+                  "impulse of the row at an impact (non-zero only at the impact instant)",
+                  [this, i, k] { return impulse_now(static_cast<int>(i), k); });
+    }
+  }
+
+  // --- markers ----------------------------------------------------------------
+  for (const Marker& marker : model.markers()) {
+    const BodyIndex b = marker.body;
+    const Vec3 p_B = marker.point_B;
+    for (int k = 0; k < 3; ++k) {
+      add_channel(fmt::format("{}.{}", marker.name, kXyz[k]), "m", kKin,
+                  "marker position (world)",
+                  [this, b, p_B, k] { return kinematics(b).point(p_B)(k); });
+    }
+    for (int k = 0; k < 3; ++k) {
+      add_channel(fmt::format("{}.v{}", marker.name, kXyz[k]), "m/s", kKin,
+                  "marker velocity (world)",
+                  [this, b, p_B, k] { return kinematics(b).point_velocity(p_B)(k); });
     }
   }
 
@@ -174,6 +208,9 @@ void System::Impl::register_channels() {
   add_channel("energy.dissipated", "J", kKin,
               "energy removed by dampers, impacts and switched-off elements",
               [this, aux] { return y(aux + kAuxDissipated); });
+  add_channel("energy.impacts", "J", kKin,
+              "kinetic energy lost in impacts (part of energy.dissipated)",
+              [this, aux] { return y(aux + kAuxImpactLoss); });
   add_channel("energy.total", "J", kKin, "kinetic + potential energy",
               [this] { return kinetic_energy() + potential_energy(); });
   add_channel("energy.balance", "J", kKin,

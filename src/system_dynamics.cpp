@@ -99,7 +99,7 @@ MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
 
 void System::Impl::compute_rows() {
   ensure_structure();
-  const auto& joints = model.joints();
+  const auto& joints = live_joints;
   for (std::size_t j = 0; j < joints.size(); ++j) {
     const JointRows& jr = joint_rows[j];
     if (jr.begin == jr.end) continue;
@@ -125,7 +125,7 @@ void System::Impl::compute_rows() {
 }
 
 void System::Impl::fill_lock_errors(int j) {
-  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const LockGroup& g = joint_rows[static_cast<std::size_t>(j)].locks;
   const std::size_t count = g.rows.size();
   if (count == 0) return;
@@ -303,7 +303,7 @@ double System::Impl::row_rate(int row) const {
 // --- joint coordinates and reactions ----------------------------------------
 
 double System::Impl::joint_angle(int j) const {
-  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const Mat3 axes_base = kinematics(joint.base).R_WB * joint.frame_base.axes;
   const Mat3 axes_follower = kinematics(joint.follower).R_WB * joint.frame_follower.axes;
   const double raw = std::atan2(axes_follower.col(0).dot(axes_base.col(1)),
@@ -313,14 +313,14 @@ double System::Impl::joint_angle(int j) const {
 }
 
 double System::Impl::joint_angle_rate(int j) const {
-  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const BodyKinematics& kb = kinematics(joint.base);
   const Vec3 axis = kb.R_WB * joint.frame_base.axes.col(2);
   return (kinematics(joint.follower).w_W - kb.w_W).dot(axis);
 }
 
 double System::Impl::joint_translation(int j) const {
-  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const BodyKinematics& kb = kinematics(joint.base);
   const Vec3 axis = kb.R_WB * joint.frame_base.axes.col(2);
   const Vec3 d = kinematics(joint.follower).point(joint.frame_follower.origin) -
@@ -329,7 +329,7 @@ double System::Impl::joint_translation(int j) const {
 }
 
 double System::Impl::joint_translation_rate(int j) const {
-  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const BodyKinematics& kb = kinematics(joint.base);
   const BodyKinematics& kf = kinematics(joint.follower);
   const Vec3 axis = kb.R_WB * joint.frame_base.axes.col(2);
@@ -350,7 +350,7 @@ Vec3 System::Impl::joint_reaction_force_W(int j) const {
 }
 
 Vec3 System::Impl::joint_reaction_moment_W(int j) const {
-  const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+  const Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const JointRows& jr = joint_rows[static_cast<std::size_t>(j)];
   const BodyKinematics& kf = kinematics(joint.follower);
   Vec3 torque_B = Vec3::Zero();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <deque>
+#include <limits>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -24,7 +25,8 @@ namespace ictus {
 inline constexpr int kAuxAppliedWork = 0;
 inline constexpr int kAuxDriverWork = 1;
 inline constexpr int kAuxDissipated = 2;
-inline constexpr int kAuxCount = 3;
+inline constexpr int kAuxImpactLoss = 3;  // part of the dissipated energy lost in impacts
+inline constexpr int kAuxCount = 4;
 
 struct System::Impl {
   // One elementary constraint of a joint (or a driver attached to a joint).
@@ -143,18 +145,32 @@ struct System::Impl {
   double multiplier(int row) const;
   double row_rate(int row) const;  // D_r u at the current state
   double row_speed_scale(int row) const;  // sum |D_r,i u_i| + |h_r|
+  double member_restitution(int instance) const;
+  std::vector<std::string> non_unique_components() const;
+  /// Impulse of row k of an instance if t is the instant of the last impact.
+  double impulse_now(int instance, int k) const {
+    if (t != last_impact_time) return 0.0;
+    return impulses[static_cast<std::size_t>(impulse_offset[static_cast<std::size_t>(instance)] +
+                                             k)];
+  }
   void ensure_dynamics();
 
   // --- assembly (system_assembly.cpp) ----------------------------------------
   void assemble_positions(double t, VecX& y, bool for_model);
   ImpulseResult correct_velocities(double t, VecX& y, bool use_given, bool for_model);
   void project_velocities(double t, VecX& y);
+  ImpulseResult impact(double t, VecX& y, std::span<const ExternalImpulse> external,
+                       bool impulsive_closure);
   /// Largest |Delta| over the active rows (dependent rows only if asked).
   double max_position_error(int* worst, bool include_dropped = false) const;
   void build_given_rows();
+  void capture_joint(int joint);
 
   // --- data -------------------------------------------------------------------
   Model model;
+  /// The model's joints as this System uses them: a capture joint's follower
+  /// frame is taken again when it closes (capture_joint).
+  std::vector<Joint> live_joints;
   int n = 0;  // bodies
   std::vector<internal::InverseMass> inverse_mass;
   StabilisationSettings stabilisation;
@@ -173,6 +189,9 @@ struct System::Impl {
   int structure_version = 0;
   std::vector<RowInfo> row_info;
   std::vector<int> instance_row;  // per instance: its first active row, or -1
+  std::vector<char> newly_active;  // per instance: closed since the last impact/assembly
+  std::vector<char> joint_newly_enabled;  // per joint: switched on since then
+  std::vector<char> joint_enabled_before;  // joint switches at the last rebuild
   std::vector<internal::RowBodies> row_bodies;
   std::vector<ConstraintRow> rows;
   std::vector<char> dropped;
@@ -180,6 +199,8 @@ struct System::Impl {
   internal::SchurSolver solver;
   std::vector<std::string> warnings;
   std::vector<std::vector<int>> dependencies;  // per dropped row: rows it depends on
+  /// Per dropped row, a self-stress: (row, multiplier) pairs with D^T p = 0.
+  std::vector<std::vector<std::pair<int, double>>> self_stress;
   // work buffers for projection, sized with the structure
   std::vector<Vec6> correction_buffer;
   VecX newton_buffer;
@@ -200,6 +221,13 @@ struct System::Impl {
   bool redetecting = false;
   bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
   double energy_reference = 0.0;
+
+  // the last impact, for the impulse channels (values at that instant only)
+  double last_impact_time = -std::numeric_limits<double>::infinity();
+  std::vector<int> impulse_offset;  // per instance: first entry in impulses
+  std::vector<double> impulses;     // per instance row, all instances
+  std::vector<Vec3> joint_impulse_force;   // on the follower, world
+  std::vector<Vec3> joint_impulse_moment;  // about the joint point, world
 
   // formulas
   std::deque<double> slot_storage;  // stable addresses for muParser

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "ictus/constraints/rotation_lock.h"
@@ -16,7 +17,18 @@ void System::Impl::ensure_structure() {
 }
 
 void System::Impl::rebuild_structure() {
-  const auto& joints = model.joints();
+  const auto& joints = live_joints;
+  // what was active before, to tell the constraints that close now (impacts)
+  std::vector<char> was_active(instances.size(), 0);
+  if (instance_row.size() == instances.size())
+    for (std::size_t i = 0; i < instances.size(); ++i) was_active[i] = instance_row[i] >= 0;
+  // joints switched on since the last structure; latches close where they are
+  joint_newly_enabled.resize(joints.size(), 0);
+  for (std::size_t j = 0; j < joints.size(); ++j)
+    if (joint_enabled[j] != 0 && joint_enabled_before[j] == 0) {
+      joint_newly_enabled[j] = 1;
+      if (joints[j].capture) capture_joint(static_cast<int>(j));
+    }
   row_info.clear();
   row_bodies.clear();
   instance_row.assign(instances.size(), -1);
@@ -53,6 +65,10 @@ void System::Impl::rebuild_structure() {
           joints[j].frame_follower.axes * (joints[j].frame_base.axes.transpose() * g.free_base);
     }
   }
+  newly_active.resize(instances.size(), 0);
+  for (std::size_t i = 0; i < instances.size(); ++i)
+    if (instance_row[i] >= 0 && was_active[i] == 0) newly_active[i] = 1;
+  joint_enabled_before = joint_enabled;
   const std::size_t m = row_info.size();
   rows.assign(m, ConstraintRow{});
   dropped.assign(m, 0);
@@ -69,6 +85,7 @@ void System::Impl::rebuild_structure() {
 
 void System::Impl::detect_redundancy() {
   dependencies.clear();
+  self_stress.clear();
   compute_rows();
   // drop dependent rows one at a time: pivots after a tiny one are unreliable
   for (;;) {
@@ -109,36 +126,113 @@ void System::Impl::detect_redundancy() {
         deps.push_back(static_cast<int>(k));
         names.push_back(row_name(static_cast<int>(k)));
         joints_affected.insert(
-            model.joints()[static_cast<std::size_t>(
+            live_joints[static_cast<std::size_t>(
                                instances[static_cast<std::size_t>(
                                              row_info[static_cast<std::size_t>(k)].instance)]
                                    .joint)]
                 .name);
       }
     joints_affected.insert(
-        model.joints()[static_cast<std::size_t>(
+        live_joints[static_cast<std::size_t>(
                            instances[static_cast<std::size_t>(
                                          row_info[static_cast<std::size_t>(r)].instance)]
                                .joint)]
             .name);
     dependencies.push_back(deps);
+    // self-stress: multipliers e_r - sum c_k e_k change no motion (D^T of it is 0)
+    std::vector<std::pair<int, double>> mode{{static_cast<int>(r), 1.0}};
+    for (const int k : deps) mode.emplace_back(k, -column(k));
+    self_stress.push_back(std::move(mode));
     dropped_names.push_back(row_name(static_cast<int>(r)));
   }
+  (void)joints_affected;
   if (!dropped_names.empty())
     warnings.push_back(fmt::format(
         "redundant constraints: {} dependent row(s) eliminated ({}); the motion is unique but "
-        "the reactions of joints {} are not (statically indeterminate)",
+        "these reaction components are not (statically indeterminate): {}",
         dropped_names.size(), internal::join_names(dropped_names, 20),
-        internal::join_names(std::vector<std::string>(joints_affected.begin(),
-                                                      joints_affected.end()),
-                             20)));
+        internal::join_names(non_unique_components(), 20)));
+}
+
+// A latch closes where the bodies are: the follower frame becomes the base
+// frame at this instant, and the joint's elementary constraints are rebuilt
+// from the new frames (the lock groups of rebuild_structure follow).
+void System::Impl::capture_joint(int j) {
+  Joint& joint = live_joints[static_cast<std::size_t>(j)];
+  const BodyKinematics& kb = kinematics(joint.base);
+  const BodyKinematics& kf = kinematics(joint.follower);
+  const Vec3 origin_W = kb.point(joint.frame_base.origin);
+  const Mat3 axes_W = kb.R_WB * joint.frame_base.axes;
+  joint.frame_follower.origin = kf.R_WB.transpose() * (origin_W - kf.p_W);
+  joint.frame_follower.axes = kf.R_WB.transpose() * axes_W;
+  Joint rebuilt = joint;
+  rebuilt.members.clear();
+  add_standard_constraints(rebuilt);
+  for (std::size_t k = 0; k < rebuilt.members.size(); ++k)
+    rebuilt.members[k].restitution = joint.members[k].restitution;
+  joint.members = rebuilt.members;
+  std::size_t k = 0;
+  for (const int i : joint_instances[static_cast<std::size_t>(j)]) {
+    Instance& inst = instances[static_cast<std::size_t>(i)];
+    if (inst.driver >= 0) continue;
+    inst.constraint = joint.members[k].constraint;
+    ++k;
+  }
+}
+
+// Reaction components (world axes) that a self-stress changes: those are not
+// determined by the equations of motion. "A (Fz, Mx, My)" per joint.
+std::vector<std::string> System::Impl::non_unique_components() const {
+  static constexpr const char* kNames[] = {"Fx", "Fy", "Fz", "Mx", "My", "Mz"};
+  std::vector<std::array<bool, 6>> affected(live_joints.size(), std::array<bool, 6>{});
+  for (const auto& mode : self_stress) {
+    // the resultant each joint's rows exert on its follower under this mode
+    std::vector<Vec6> resultant(live_joints.size(), Vec6::Zero());
+    for (const auto& [row, coefficient] : mode) {
+      const auto ri = static_cast<std::size_t>(row);
+      const Instance& inst = instances[static_cast<std::size_t>(row_info[ri].instance)];
+      const Joint& joint = live_joints[static_cast<std::size_t>(inst.joint)];
+      const BodyKinematics& kf = kinematics(joint.follower);
+      const Vec3 force = coefficient * rows[ri].J_follower.head<3>();
+      const Vec3 moment = kf.R_WB * (coefficient * rows[ri].J_follower.tail<3>()) -
+                          (kf.point(joint.frame_follower.origin) - kf.p_W).cross(force);
+      resultant[static_cast<std::size_t>(inst.joint)].head<3>() += force;
+      resultant[static_cast<std::size_t>(inst.joint)].tail<3>() += moment;
+    }
+    double force_scale = 0.0, moment_scale = 0.0;
+    for (const Vec6& v : resultant) {
+      force_scale = std::max(force_scale, v.head<3>().cwiseAbs().maxCoeff());
+      moment_scale = std::max(moment_scale, v.tail<3>().cwiseAbs().maxCoeff());
+    }
+    for (std::size_t j = 0; j < resultant.size(); ++j)
+      for (int c = 0; c < 6; ++c)
+        if (std::abs(resultant[j](c)) > 1e-9 * (c < 3 ? force_scale : moment_scale))
+          affected[j][static_cast<std::size_t>(c)] = true;
+  }
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < affected.size(); ++j) {
+    std::string list;
+    for (std::size_t c = 0; c < 6; ++c)
+      if (affected[j][c]) list += (list.empty() ? "" : ", ") + std::string(kNames[c]);
+    if (!list.empty()) out.push_back(live_joints[j].name + " (" + list + ")");
+  }
+  return out;
+}
+
+double System::Impl::member_restitution(int instance) const {
+  const Instance& inst = instances[static_cast<std::size_t>(instance)];
+  if (inst.driver >= 0) return 0.0;  // a driver imposes its motion plastically
+  const Joint& joint = live_joints[static_cast<std::size_t>(inst.joint)];
+  for (const JointMember& m : joint.members)
+    if (m.label == inst.label) return m.restitution;
+  return 0.0;
 }
 
 std::string System::Impl::row_name(int row) const {
   const RowInfo& ri = row_info[static_cast<std::size_t>(row)];
   const Instance& inst = instances[static_cast<std::size_t>(ri.instance)];
   if (inst.driver >= 0) return inst.label;
-  const std::string& joint = model.joints()[static_cast<std::size_t>(inst.joint)].name;
+  const std::string& joint = live_joints[static_cast<std::size_t>(inst.joint)].name;
   if (inst.constraint->row_count() == 1) return joint + "." + inst.label;
   return joint + "." + inst.label + "." + inst.constraint->row_label(ri.k);
 }
@@ -164,7 +258,7 @@ StructureReport System::Impl::report() {
     rep.redundant_rows.push_back(row_name(static_cast<int>(r)));
     std::vector<std::string> deps;
     auto joint_of = [&](std::size_t row) {
-      return model.joints()[static_cast<std::size_t>(
+      return live_joints[static_cast<std::size_t>(
                                 instances[static_cast<std::size_t>(row_info[row].instance)].joint)]
           .name;
     };
@@ -178,6 +272,7 @@ StructureReport System::Impl::report() {
     ++d;
   }
   rep.non_unique_reactions.assign(affected.begin(), affected.end());
+  rep.non_unique_components = non_unique_components();
   rep.condition_estimate = solver.pivot_spread(dropped);
   int worst = -1;
   rep.max_position_violation = max_position_error(&worst, true);

@@ -30,6 +30,12 @@ struct Frame {
 struct JointMember {
   std::shared_ptr<const ElementaryConstraint> constraint;
   std::string label;
+  /// Newton restitution k in [0, 1] when the constraint closes with its
+  /// velocity violated (seed 000 eq. 5, generalised per constraint): after
+  /// the impact the relative velocity of its rows is -k times the one before.
+  /// k = 0 (plastic) keeps the constraint closed; k > 0 lets the bodies part
+  /// again, so the constraint is released right after the impulse.
+  double restitution = 0.0;
 };
 
 /// A named set of elementary constraints between two bodies.
@@ -43,6 +49,10 @@ struct Joint {
   std::vector<JointMember> members;
   bool has_angle = false;        ///< rotation about z is a coordinate (revolute, cylindrical)
   bool has_translation = false;  ///< translation along z is a coordinate (prismatic, cylindrical)
+  /// A latch: when the joint is switched on during a run, the follower's
+  /// frame is taken to coincide with the base's at that instant, so the joint
+  /// closes exactly where the bodies are (positions do not jump, seed 000).
+  bool capture = false;
   double angle_offset = 0.0;        ///< value of the angle in the assembled configuration [rad]
   double translation_offset = 0.0;  ///< value of the translation there [m]
   SourceLocation where;

@@ -36,9 +36,13 @@ struct Action {
     kStop,     ///< end the run (successfully)
     kEnable,   ///< switch an element on (force, driver, joint, or one constraint)
     kDisable,  ///< switch it off
+    kImpulse,  ///< apply an external impulse to a body (seed 000 eqs. 3-4, K pe)
   };
   Kind kind = Kind::kStop;
-  std::string target;  ///< element name for kEnable/kDisable
+  std::string target;  ///< element name (kEnable/kDisable) or body name (kImpulse)
+  Vec3 linear_impulse = Vec3::Zero();   ///< kImpulse: [N s], world axes
+  Vec3 angular_impulse = Vec3::Zero();  ///< kImpulse: [N m s], world axes
+  Vec3 point_B = Vec3::Zero();  ///< kImpulse: where the linear impulse acts, body frame
   SourceLocation where;
 };
 
@@ -79,12 +83,27 @@ struct OutputRequest {
 
 /// What to simulate and what to write.
 struct SimulationSettings {
+  /// How constraints that close with violated velocities are imposed:
+  /// by an impulse (seed 000 eqs. 3-5), or left to the Baumgarte terms, which
+  /// pull the velocities onto the constraint over a time of about 1/beta_k
+  /// (the alternative seed 000 compares against in its figure 4).
+  enum class Closure { kImpulse, kBaumgarte };
+  Closure closure = Closure::kImpulse;
   double start = 0.0;
   double until = 1.0;
   double output_step = 0.01;  ///< spacing of the samples written to results.csv
   std::vector<OutputRequest> outputs;  ///< channels or patterns ("pivot.*"); empty: defaults
   IntegratorSettings integrator;
   StabilisationSettings stabilisation;
+  SourceLocation where;
+};
+
+/// A point fixed in a body whose position and velocity are output channels
+/// ("<name>.x", ... "<name>.vz"), e.g. a docking port or a sensor location.
+struct Marker {
+  std::string name;
+  BodyIndex body = kGround;
+  Vec3 point_B = Vec3::Zero();  ///< in the body frame
   SourceLocation where;
 };
 
@@ -119,6 +138,7 @@ class Model {
   /// at the start of the run.
   void set_initially_enabled(const std::string& element, bool on);
   void add_given_velocity(GivenVelocity given);
+  void add_marker(Marker marker);
   /// Sets gravity (world axes) and adds the gravity force element.
   void set_gravity(const Vec3& g, SourceLocation where = {});
   void set_parameter(const std::string& name, double value);
@@ -136,6 +156,7 @@ class Model {
   const std::vector<Event>& events() const { return events_; }
   const std::vector<GivenVelocity>& given_velocities() const { return given_; }
   const std::vector<std::string>& initially_disabled() const { return initially_disabled_; }
+  const std::vector<Marker>& markers() const { return markers_; }
   const std::map<std::string, double, std::less<>>& parameters() const { return parameters_; }
   const Vec3& gravity() const { return gravity_; }
 
@@ -172,6 +193,7 @@ class Model {
   std::vector<Event> events_;
   std::vector<GivenVelocity> given_;
   std::vector<std::string> initially_disabled_;
+  std::vector<Marker> markers_;
   std::map<std::string, double, std::less<>> parameters_;
   std::map<std::string, std::string, std::less<>> names_;  // element name -> kind
   Vec3 gravity_ = Vec3::Zero();

@@ -42,6 +42,7 @@ class Observer {
 struct RunStatistics {
   IntegratorStatistics integrator;
   int events = 0;
+  int impacts = 0;
   int structure_changes = 0;
   double end_time = 0.0;
   bool stopped_by_event = false;
@@ -96,6 +97,7 @@ class Simulation final : public OdeSystem {
   VecX y_;
   VecX work_;
   long output_index_ = 0;
+  int impacts_ = 0;
   double last_sample_time_ = 0.0;
 };
 

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,8 @@ struct StructureReport {
   std::vector<std::vector<std::string>> dependencies;
   /// Joints whose reactions are not unique because of the redundancy.
   std::vector<std::string> non_unique_reactions;
+  /// The same, by component in world axes: "A (Fz, Mx, My)".
+  std::vector<std::string> non_unique_components;
   double condition_estimate = 1.0;  ///< max/min LDL^T pivot of S (seed 000)
   double max_position_violation = 0.0;
   std::string worst_row;  ///< row with the largest position violation
@@ -60,8 +63,22 @@ struct StructureReport {
 struct ImpulseResult {
   std::vector<std::string> row_names;   ///< rows that received impulses
   std::vector<double> impulses;         ///< per row [N s or N m s]
+  std::vector<std::string> closing_rows;  ///< rows that closed in this impact
+  std::vector<std::string> released;    ///< elements released after a non-plastic impact
+  /// Joints whose impulses are not unique (dependent rows were eliminated;
+  /// the post-impact velocities are unique all the same).
+  std::vector<std::string> non_unique;
   double kinetic_before = 0.0;
   double kinetic_after = 0.0;
+  double condition_estimate = 1.0;  ///< pivot spread of S for the impact rows
+};
+
+/// An external impulse on a body at an instant (seed 000 eq. 3, the K pe term).
+struct ExternalImpulse {
+  BodyIndex body = kGround;
+  Vec3 linear_W = Vec3::Zero();   ///< [N s]
+  Vec3 angular_W = Vec3::Zero();  ///< [N m s], in addition to that of the linear impulse
+  Vec3 point_B = Vec3::Zero();    ///< where the linear impulse acts, body frame
 };
 
 class System {
@@ -150,10 +167,19 @@ class System {
   bool switch_is_structural(std::string_view element) const;
 
   // --- impacts ----------------------------------------------------------------
-  /// Imposes the active constraints on the velocities of y by an impulse
-  /// (seed 000 eqs. 3-4, plastic): S p = h - D u, u += M^-1 D^T p. Positions
-  /// do not change. Throws SimulationError if the rows are inconsistent.
-  ImpulseResult apply_impact(double t, VecX& y);
+  /// System impact (seed 000 eqs. 3-5): external impulses pe are applied and
+  /// the active constraints imposed on the velocities of y by impulses p,
+  ///   u2 = u1 + M^-1 K pe + M^-1 D^T p,   S p = target - D (u1 + M^-1 K pe),
+  /// where a row that closed since the last impact targets -k times its
+  /// relative velocity before (k: its restitution) and every other row its
+  /// h(t). Positions do not change. Constraints that closed with k > 0 are
+  /// released afterwards (the bodies part). With `impulsive_closure` false,
+  /// closing rows take no impulse and are left to the Baumgarte terms.
+  /// Throws SimulationError if no velocities satisfy the rows.
+  ImpulseResult apply_impact(double t, VecX& y, std::span<const ExternalImpulse> external = {},
+                             bool impulsive_closure = true);
+  /// Rows that closed since the last impact (or the assembly).
+  bool constraints_closing() const;
 
   // --- reports --------------------------------------------------------------
   /// Analyses the current structure at state y (rank, redundancy, condition).

@@ -280,6 +280,12 @@ void read_switching(MapReader& r, const std::string& name, Model& model,
     (void)split_condition(c, r.element());  // syntax errors now, with location
     return c;
   };
+  auto action = [&](Action::Kind kind) {
+    Action a;
+    a.kind = kind;
+    a.target = name;
+    return a;
+  };
   auto make = [&](const char* what, Condition c, std::vector<Action> on_true,
                   std::vector<Action> on_false, bool once) {
     Event e;
@@ -293,11 +299,11 @@ void read_switching(MapReader& r, const std::string& name, Model& model,
   };
   using K = Action::Kind;
   if (auto c = condition("active_when"))
-    make("active_when", *c, {{K::kEnable, name, {}}}, {{K::kDisable, name, {}}}, false);
-  if (auto c = condition("until")) make("until", *c, {{K::kDisable, name, {}}}, {}, true);
+    make("active_when", *c, {action(K::kEnable)}, {action(K::kDisable)}, false);
+  if (auto c = condition("until")) make("until", *c, {action(K::kDisable)}, {}, true);
   if (auto c = condition("after")) {
     model.set_initially_enabled(name, false);
-    make("after", *c, {{K::kEnable, name, {}}}, {}, true);
+    make("after", *c, {action(K::kEnable)}, {}, true);
   }
 }
 
@@ -317,7 +323,7 @@ std::pair<std::string, std::string> read_pair(MapReader& r, const std::string& k
 
 // Builds the elementary constraints of a 'custom' joint (world geometry at t0).
 void read_custom_members(const YAML::Node& list, const FileContext& ctx, const std::string& element,
-                         const Model& model, Joint& joint) {
+                         const Model& model, Joint& joint, std::set<std::string>& restitution_set) {
   if (!list.IsSequence() || list.size() == 0)
     throw ModelError(ctx.at(list), element,
                      "'constraints' must be a list of elementary constraints");
@@ -376,7 +382,15 @@ void read_custom_members(const YAML::Node& list, const FileContext& ctx, const s
     for (const JointMember& m : joint.members)
       if (m.label == label)
         throw ModelError(r.where(), r.element(), fmt::format("label '{}' is used twice", label));
-    joint.members.push_back({c, label});
+    double restitution = 0.0;
+    if (const auto k = r.optional_number("restitution")) {
+      if (!(*k >= 0.0 && *k <= 1.0))
+        throw ModelError(ctx.at(r.get("restitution")), r.element(),
+                         fmt::format("'restitution' must be in [0, 1], got {}", *k));
+      restitution = *k;
+      restitution_set.insert(label);
+    }
+    joint.members.push_back({c, label, restitution});
   }
 }
 
@@ -391,6 +405,7 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
     const std::string element = fmt::format("joint '{}'", name);
     MapReader r(kv.second, ctx, element);
     Joint joint;
+    std::set<std::string> member_restitution_set;  // members with their own restitution
     joint.name = name;
     joint.where = ctx.at(kv.first);
     const YAML::Node type_node = r.required("type", "a joint type");
@@ -437,7 +452,7 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
     joint.translation_offset = r.number("initial_position", 0.0);
     if (joint.type == "custom") {
       read_custom_members(r.required("constraints", "a list of elementary constraints"), ctx,
-                          element, model, joint);
+                          element, model, joint, member_restitution_set);
     } else if (joint.type == "distance") {
       const YAML::Node pts = r.required("points", "[[base point], [follower point]]");
       if (!pts.IsSequence() || pts.size() != 2)
@@ -475,6 +490,19 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
     if (r.has("initial_angle") && r.has("initial_angle_deg"))
       throw ModelError(r.where(), element,
                        "give 'initial_angle' [rad] or 'initial_angle_deg', not both");
+    joint.capture = r.boolean("capture", false);
+    if (joint.capture && (joint.type == "custom" || joint.type == "distance"))
+      throw ModelError(ctx.at(r.get("capture")), element,
+                       "'capture' applies to the standard joint types, whose constraints are "
+                       "rebuilt from the frames when the joint closes");
+    // restitution when the joint closes with its velocities violated (seed 000 eq. 5)
+    if (const auto k = r.optional_number("restitution")) {
+      if (!(*k >= 0.0 && *k <= 1.0))
+        throw ModelError(ctx.at(r.get("restitution")), element,
+                         fmt::format("'restitution' must be in [0, 1], got {}", *k));
+      for (JointMember& m : joint.members)
+        if (!member_restitution_set.count(m.label)) m.restitution = *k;
+    }
     read_switching(r, name, model, generated);
     r.finish();  // keys of the other joint types would be ignored: unknown here
     model.add_joint(std::move(joint));
@@ -644,26 +672,58 @@ void read_forces(const YAML::Node& node, const FileContext& ctx, Model& model,
 // ---------------------------------------------------------------------------
 // events, initial velocities, settings
 
+// An external impulse (seed 000 eq. 3, K pe): {on: body, linear: [..],
+// angular: [..], at: [..]}; `at` is a world point at the initial configuration.
+Action read_impulse(const YAML::Node& node, const FileContext& ctx, const std::string& element,
+                    const Model& model) {
+  MapReader r(node, ctx, element + " impulse");
+  Action a;
+  a.kind = Action::Kind::kImpulse;
+  a.where = ctx.at(node);
+  a.target = r.required_string("on", "a body name");
+  const BodyIndex b = model.body_index(a.target, element, ctx.at(r.get("on")));
+  if (b == kGround) throw ModelError(ctx.at(r.get("on")), element, "the ground takes no impulse");
+  a.linear_impulse = r.vec3("linear", Vec3::Zero());
+  a.angular_impulse = r.vec3("angular", Vec3::Zero());
+  const Vec3 at = r.vec3("at", model.initial_position(b));
+  a.point_B = model.initial_orientation(b).toRotationMatrix().transpose() *
+              (at - model.initial_position(b));
+  r.finish();
+  return a;
+}
+
 std::vector<Action> read_actions(const YAML::Node& node, const FileContext& ctx,
-                                 const std::string& element) {
+                                 const std::string& element, const Model& model) {
   std::vector<Action> out;
+  auto make = [](Action::Kind kind, std::string target, SourceLocation where) {
+    Action a;
+    a.kind = kind;
+    a.target = std::move(target);
+    a.where = std::move(where);
+    return a;
+  };
   auto one = [&](const YAML::Node& a) {
     if (a.IsScalar() && a.Scalar() == "stop") {
-      out.push_back({Action::Kind::kStop, {}, ctx.at(a)});
+      out.push_back(make(Action::Kind::kStop, {}, ctx.at(a)));
       return;
     }
     if (a.IsMap() && a.size() == 1 && a.begin()->first.IsScalar()) {
       const std::string verb = a.begin()->first.as<std::string>();
       const YAML::Node target = a.begin()->second;
       if ((verb == "enable" || verb == "disable") && target.IsScalar()) {
-        out.push_back({verb == "enable" ? Action::Kind::kEnable : Action::Kind::kDisable,
-                       target.Scalar(), ctx.at(target)});
+        out.push_back(make(verb == "enable" ? Action::Kind::kEnable : Action::Kind::kDisable,
+                           target.Scalar(), ctx.at(target)));
+        return;
+      }
+      if (verb == "impulse") {
+        out.push_back(read_impulse(target, ctx, element, model));
         return;
       }
     }
     throw ModelError(ctx.at(a), element,
-                     fmt::format("an action is 'stop', '{{enable: name}}' or '{{disable: name}}', "
-                                 "got {}",
+                     fmt::format("an action is 'stop', '{{enable: name}}', '{{disable: name}}' or "
+                                 "'{{impulse: {{on: body, linear: [..], angular: [..], at: "
+                                 "[..]}}}}', got {}",
                                  internal::describe(a)));
   };
   if (node.IsSequence()) {
@@ -690,8 +750,9 @@ void read_events(const YAML::Node& node, const FileContext& ctx, Model& model) {
     e.where = ctx.at(kv.first);
     e.condition = Condition{r.expression("when")};
     (void)split_condition(e.condition, element);
-    e.on_true = read_actions(r.required("do", "an action or a list of actions"), ctx, element);
-    if (const YAML::Node f = r.get("on_false")) e.on_false = read_actions(f, ctx, element);
+    e.on_true =
+        read_actions(r.required("do", "an action or a list of actions"), ctx, element, model);
+    if (const YAML::Node f = r.get("on_false")) e.on_false = read_actions(f, ctx, element, model);
     e.once = r.boolean("once", false);
     r.finish();
     model.add_event(std::move(e));
@@ -729,6 +790,16 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   s.integrator.atol = r.positive("atol", s.integrator.atol);
   s.integrator.step = r.positive("step", s.integrator.step);
   s.integrator.max_step = r.positive("max_step", s.integrator.max_step, true);
+  if (const YAML::Node c = r.get("impacts")) {
+    const std::string how = r.string("impacts", "impulse");
+    if (how != "impulse" && how != "baumgarte")
+      throw ModelError(ctx.at(c), "simulate",
+                       fmt::format("'impacts' must be 'impulse' (seed 000 eqs. 3-5) or "
+                                   "'baumgarte' (left to the stabilisation), got '{}'",
+                                   how));
+    s.closure = how == "impulse" ? SimulationSettings::Closure::kImpulse
+                                 : SimulationSettings::Closure::kBaumgarte;
+  }
   if (const YAML::Node out = r.get("outputs")) {
     if (!out.IsSequence())
       throw ModelError(ctx.at(out), "simulate", "'outputs' must be a list of channel names");
@@ -739,6 +810,24 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
     }
   }
   r.finish();
+}
+
+void read_markers(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  if (!node) return;
+  const MapReader check(node, ctx, "markers");
+  for (const auto& kv : node) {
+    Marker m;
+    m.name = kv.first.as<std::string>();
+    m.where = ctx.at(kv.first);
+    const std::string element = fmt::format("marker '{}'", m.name);
+    MapReader r(kv.second, ctx, element);
+    m.body = model.body_index(r.required_string("on", "a body name"), element, ctx.at(r.get("on")));
+    const Vec3 at = r.vec3("at", model.initial_position(m.body));
+    m.point_B = model.initial_orientation(m.body).toRotationMatrix().transpose() *
+                (at - model.initial_position(m.body));
+    r.finish();
+    model.add_marker(std::move(m));
+  }
 }
 
 void read_stabilisation(const YAML::Node& node, const FileContext& ctx, Model& model) {
@@ -785,6 +874,7 @@ Model parse_model(const std::string& text, const std::string& source_name,
   if (const YAML::Node g = top.get("gravity"))
     model.set_gravity(internal::read_vec3(g, ctx, "gravity", "gravity"), ctx.at(g));
   read_bodies(top.get("bodies"), ctx, model);
+  read_markers(top.get("markers"), ctx, model);
   std::vector<Event> generated;
   read_joints(top.get("joints"), ctx, model, generated);
   read_drivers(top.get("drivers"), ctx, model, generated);

@@ -32,6 +32,10 @@ TEST(FourBar, RedundantRowsAreFoundAndNamed) {
     EXPECT_TRUE(out_of_plane) << row;
   }
   EXPECT_EQ(rep.non_unique_reactions.size(), 4u);
+  // the in-plane reactions are determined; the out-of-plane ones are not
+  EXPECT_EQ(rep.non_unique_components,
+            (std::vector<std::string>{"A (Fz, Mx, My)", "B (Fz, Mx, My)", "C (Fz, Mx, My)",
+                                      "D (Fz, Mx, My)"}));
   ASSERT_FALSE(system.warnings().empty());
   EXPECT_NE(system.warnings().front().find("redundant"), std::string::npos);
   EXPECT_NE(system.warnings().front().find(rep.redundant_rows.front()), std::string::npos);
