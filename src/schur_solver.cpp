@@ -167,6 +167,18 @@ double SchurSolver::pivot_spread(std::span<const char> dropped) const {
   return hi > 0.0 && lo > 0.0 ? hi / lo : (hi > 0.0 ? std::numeric_limits<double>::infinity() : 1.0);
 }
 
+void SchurSolver::eliminate_dependent_rows(std::span<const ConstraintRow> rows,
+                                           std::span<const InverseMass> inverse_mass,
+                                           std::span<char> dropped) {
+  for (;;) {
+    assemble(rows, inverse_mass, dropped);
+    factorize();
+    const int r = first_dependent_row(dropped);
+    if (r < 0) return;
+    dropped[static_cast<std::size_t>(r)] = 1;
+  }
+}
+
 Eigen::Index SchurSolver::factor_nonzeros() const {
   return size_ == 0 ? 0 : factor_.matrixL().nestedExpression().nonZeros();
 }

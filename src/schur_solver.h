@@ -78,6 +78,13 @@ class SchurSolver {
   /// redundancy detection drops one row at a time.
   int first_dependent_row(std::span<const char> dropped) const;
 
+  /// Assembles and factorises, dropping dependent rows one at a time (the
+  /// pivots after a tiny one are unreliable) until none is left; the rows
+  /// found are flagged in `dropped`. Allocation-free.
+  void eliminate_dependent_rows(std::span<const ConstraintRow> rows,
+                                std::span<const InverseMass> inverse_mass,
+                                std::span<char> dropped);
+
   /// Spread of the LDL^T pivots, max d / min d over rows not dropped: the
   /// condition estimate of seed 000.
   double pivot_spread(std::span<const char> dropped) const;

@@ -192,13 +192,7 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
   internal::SchurSolver s;
   s.analyse(all_bodies, n);
   std::vector<char> drop(m, 0);
-  for (;;) {
-    s.assemble(all_rows, inverse_mass, drop);
-    s.factorize();
-    const int r = s.first_dependent_row(drop);
-    if (r < 0) break;
-    drop[static_cast<std::size_t>(r)] = 1;
-  }
+  s.eliminate_dependent_rows(all_rows, inverse_mass, drop);
   VecX p(static_cast<Eigen::Index>(m));
   for (std::size_t r = 0; r < m; ++r)
     p(static_cast<Eigen::Index>(r)) =
@@ -457,14 +451,8 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
       result.impulses.push_back(impulse);
     }
   }
-  for (std::size_t d = 0; d < dependencies.size(); ++d)
-    for (const int k : dependencies[d])
-      non_unique.insert(live_joints[static_cast<std::size_t>(
-                                           instances[static_cast<std::size_t>(
-                                                         row_info[static_cast<std::size_t>(k)]
-                                                             .instance)]
-                                               .joint)]
-                            .name);
+  for (const std::vector<int>& deps : dependencies)
+    for (const int k : deps) non_unique.insert(joint_of_row(k).name);
   result.non_unique.assign(non_unique.begin(), non_unique.end());
   for (std::size_t j = 0; j < live_joints.size(); ++j) {
     const Joint& joint = live_joints[j];

@@ -122,6 +122,7 @@ struct System::Impl {
   void rebuild_structure();
   void detect_redundancy();
   std::string row_name(int row) const;
+  const Joint& joint_of_row(int row) const;
   StructureReport report();
 
   // --- evaluation (system_dynamics.cpp) ---------------------------------------

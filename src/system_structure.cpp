@@ -87,18 +87,10 @@ void System::Impl::detect_redundancy() {
   dependencies.clear();
   self_stress.clear();
   compute_rows();
-  // drop dependent rows one at a time: pivots after a tiny one are unreliable
-  for (;;) {
-    solver.assemble(rows, inverse_mass, dropped);
-    solver.factorize();
-    const int r = solver.first_dependent_row(dropped);
-    if (r < 0) break;
-    dropped[static_cast<std::size_t>(r)] = 1;
-  }
+  solver.eliminate_dependent_rows(rows, inverse_mass, dropped);
   // which kept rows each dropped row depends on: solve S c = D M^-1 D_r^T
   const auto m = static_cast<Eigen::Index>(rows.size());
   std::vector<std::string> dropped_names;
-  std::set<std::string> joints_affected;
   for (Eigen::Index r = 0; r < m; ++r) {
     if (dropped[static_cast<std::size_t>(r)] == 0) continue;
     VecX column = VecX::Zero(m);
@@ -125,19 +117,7 @@ void System::Impl::detect_redundancy() {
       if (dropped[static_cast<std::size_t>(k)] == 0 && std::abs(column(k)) > 1e-8 * scale) {
         deps.push_back(static_cast<int>(k));
         names.push_back(row_name(static_cast<int>(k)));
-        joints_affected.insert(
-            live_joints[static_cast<std::size_t>(
-                               instances[static_cast<std::size_t>(
-                                             row_info[static_cast<std::size_t>(k)].instance)]
-                                   .joint)]
-                .name);
       }
-    joints_affected.insert(
-        live_joints[static_cast<std::size_t>(
-                           instances[static_cast<std::size_t>(
-                                         row_info[static_cast<std::size_t>(r)].instance)]
-                               .joint)]
-            .name);
     dependencies.push_back(deps);
     // self-stress: multipliers e_r - sum c_k e_k change no motion (D^T of it is 0)
     std::vector<std::pair<int, double>> mode{{static_cast<int>(r), 1.0}};
@@ -145,7 +125,6 @@ void System::Impl::detect_redundancy() {
     self_stress.push_back(std::move(mode));
     dropped_names.push_back(row_name(static_cast<int>(r)));
   }
-  (void)joints_affected;
   if (!dropped_names.empty())
     warnings.push_back(fmt::format(
         "redundant constraints: {} dependent row(s) eliminated ({}); the motion is unique but "
@@ -228,6 +207,12 @@ double System::Impl::member_restitution(int instance) const {
   return 0.0;
 }
 
+const Joint& System::Impl::joint_of_row(int row) const {
+  const RowInfo& ri = row_info[static_cast<std::size_t>(row)];
+  return live_joints[static_cast<std::size_t>(
+      instances[static_cast<std::size_t>(ri.instance)].joint)];
+}
+
 std::string System::Impl::row_name(int row) const {
   const RowInfo& ri = row_info[static_cast<std::size_t>(row)];
   const Instance& inst = instances[static_cast<std::size_t>(ri.instance)];
@@ -257,16 +242,11 @@ StructureReport System::Impl::report() {
     if (dropped[r] == 0) continue;
     rep.redundant_rows.push_back(row_name(static_cast<int>(r)));
     std::vector<std::string> deps;
-    auto joint_of = [&](std::size_t row) {
-      return live_joints[static_cast<std::size_t>(
-                                instances[static_cast<std::size_t>(row_info[row].instance)].joint)]
-          .name;
-    };
-    affected.insert(joint_of(r));
+    affected.insert(joint_of_row(static_cast<int>(r)).name);
     if (d < dependencies.size())
       for (const int k : dependencies[d]) {
         deps.push_back(row_name(k));
-        affected.insert(joint_of(static_cast<std::size_t>(k)));
+        affected.insert(joint_of_row(k).name);
       }
     rep.dependencies.push_back(std::move(deps));
     ++d;
