@@ -163,8 +163,9 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
     if (r.kind == "warning") fmt::print("warning: {}\n", r.detail);
   const ictus::StructureReport rep =
       simulation.system().structure_report(simulation.time(), simulation.state());
-  fmt::print("  {} bodies, {} constraint rows ({} independent), {} degrees of freedom at the end\n",
-             rep.bodies, rep.rows, rep.independent_rows, rep.dof);
+  fmt::print("  {} {}, {} constraint rows ({} independent), {} degrees of freedom at the end\n",
+             rep.bodies, rep.bodies == 1 ? "body" : "bodies", rep.rows, rep.independent_rows,
+             rep.dof);
   fmt::print("  simulated {:.6g} -> {:.6g} s with {} (rtol {:.1g}): {} steps, {} rejected, {} "
              "evaluations, {:.3f} s wall time\n",
              s.start, stats.end_time, s.integrator.name, s.integrator.rtol,

@@ -97,6 +97,15 @@ int Model::add_joint(Joint joint) {
                                  body_name(joint.base)));
   if (joint.members.empty())
     throw ModelError(joint.where, element, "a joint needs at least one elementary constraint");
+  if (joint.capture) {
+    const auto types = standard_joint_types();
+    if (std::find(types.begin(), types.end(), joint.type) == types.end())
+      throw ModelError(joint.where, element,
+                       fmt::format("'capture' applies to the standard joint types ({}), whose "
+                                   "constraints are rebuilt from the frames when the joint "
+                                   "closes; '{}' is not one",
+                                   internal::join_names(types), joint.type));
+  }
   for (const BodyIndex b : {joint.base, joint.follower})
     if (b != kGround && (b < 0 || b >= static_cast<BodyIndex>(bodies_.size())))
       throw ModelError(joint.where, element, fmt::format("body index {} does not exist", b));

@@ -161,10 +161,14 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
       list += fmt::format("{}{}={:.9g}", k == 0 ? "" : ", ", impact.row_names[k],
                           impact.impulses[k]);
     std::string detail = fmt::format(
-        "kinetic energy {:.12g} -> {:.12g} J (lost {:.6g} J); condition estimate of S {:.3g}",
-        impact.kinetic_before, impact.kinetic_after, impact.kinetic_before - impact.kinetic_after,
+        "kinetic energy {:.12g} -> {:.12g} J (lost in the constraints {:.6g} J); condition "
+        "estimate of S {:.3g}",
+        impact.kinetic_before, impact.kinetic_after,
+        impact.kinetic_before + impact.external_work - impact.kinetic_after,
         impact.condition_estimate);
-    if (!external.empty()) detail += fmt::format("; {} external impulse(s)", external.size());
+    if (!external.empty())
+      detail += fmt::format("; {} external impulse(s) brought {:.6g} J", external.size(),
+                            impact.external_work);
     if (!list.empty()) detail += "; impulses: " + list;
     if (!impact.non_unique.empty()) {
       std::string joints;
@@ -186,10 +190,13 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
                         dof_before, rep.dof, rep.rows, rep.independent_rows,
                         rep.condition_estimate)});
   }
-  // the energy audit stays closed: what the switch removed counts as dissipated
+  // the energy audit stays closed: the impact booked its own work and loss;
+  // the potential energy of elements switched off counts as dissipated
   system_.evaluate(t, y, Stage::kKinematics);
   const double energy_after = system_.channel_value(system_.find_channel("energy.total"));
-  system_.add_dissipated_energy(y, energy_before - energy_after);
+  const double impact_change =
+      impact.kinetic_after - impact.kinetic_before;  // = external work - loss
+  system_.add_dissipated_energy(y, energy_before - energy_after + impact_change);
   return stop;
 }
 
@@ -358,6 +365,11 @@ RunStatistics Simulation::run() {
   } catch (const SimulationError& e) {
     record({e.time(), "failure", "", e.what()});
     for (Observer* o : observers_) o->on_finish(e.time(), false);
+    throw;
+  } catch (const std::exception& e) {
+    // anything else (an observer's I/O, an internal error): results stay incomplete
+    record({t_, "failure", "", e.what()});
+    for (Observer* o : observers_) o->on_finish(t_, false);
     throw;
   }
   stats.integrator = integrator_->statistics();

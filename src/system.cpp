@@ -353,14 +353,16 @@ bool System::accept(double t, const VecX& y) {
     // the rank of D went up: find the dependent rows again (see solve_dynamics)
     s.dropped_row_violated = false;
     s.compute_kinematics(t, y);
-    const auto before = std::count(s.dropped.begin(), s.dropped.end(), char{1});
+    const std::vector<char> before = s.dropped;
     std::fill(s.dropped.begin(), s.dropped.end(), char{0});
     s.detect_redundancy();
-    const auto after = std::count(s.dropped.begin(), s.dropped.end(), char{1});
-    s.warnings.push_back(fmt::format("t = {:.9g} s: the constraint rank changed ({} dependent "
-                                     "row(s) now, {} before)",
-                                     t, after, before));
-    changed = true;
+    if (s.dropped != before) {
+      s.warnings.push_back(fmt::format(
+          "t = {:.9g} s: the constraint rank changed ({} dependent row(s) now, {} before)", t,
+          std::count(s.dropped.begin(), s.dropped.end(), char{1}),
+          std::count(before.begin(), before.end(), char{1})));
+      changed = true;
+    }
   }
   s.compute_kinematics(t, y);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)

@@ -392,6 +392,9 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   }
   compute_kinematics(time, state);
   compute_rows();
+  // the energy the external impulses bring is work done on the system
+  result.external_work = kinetic_energy() - result.kinetic_before;
+  state(13 * n + kAuxAppliedWork) += result.external_work;
 
   // targets; closing rows left to the stabilisation are taken out of the solve
   const std::size_t m = rows.size();
@@ -403,7 +406,7 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     const double relative = row_rate(static_cast<int>(r)) - rows[r].target;
     double target = rows[r].target;
     if (closing) {
-      if (row_info[r].k == 0) result.closing_rows.push_back(row_name(static_cast<int>(r)));
+      result.closing_rows.push_back(row_name(static_cast<int>(r)));
       if (!impulsive_closure) excluded[r] = 1;
       target -= member_restitution(i) * relative;
     }
@@ -473,15 +476,24 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
         kf.R_WB * torque_B - (kf.point(joint.frame_follower.origin) - kf.p_W).cross(force);
   }
   result.kinetic_after = kinetic_energy();
-  state(13 * n + kAuxImpactLoss) += result.kinetic_before - result.kinetic_after;
+  // what the constraint impulses took (Carnot's loss for a plastic impact)
+  const double loss = result.kinetic_before + result.external_work - result.kinetic_after;
+  state(13 * n + kAuxImpactLoss) += loss;
+  state(13 * n + kAuxDissipated) += loss;
 
-  // what closed is now part of the structure; what closed with k > 0 parts again
+  // what closed is now part of the structure; what closed with k > 0 parts
+  // again: the whole joint if it closed as a whole and all its members bounce,
+  // otherwise the bouncing members alone
   for (std::size_t i = 0; i < instances.size(); ++i) {
     if (newly_active[i] == 0 || instance_row[i] < 0) continue;
     const Instance& inst = instances[i];
     if (!impulsive_closure || member_restitution(static_cast<int>(i)) <= 0.0) continue;
     const auto j = static_cast<std::size_t>(inst.joint);
-    if (joint_newly_enabled[j] != 0) {
+    bool all_bounce = joint_newly_enabled[j] != 0;
+    for (const int k : joint_instances[j])
+      if (instance_row[static_cast<std::size_t>(k)] >= 0 && member_restitution(k) <= 0.0)
+        all_bounce = false;
+    if (all_bounce) {
       if (joint_enabled[j] != 0) result.released.push_back(live_joints[j].name);
       joint_enabled[j] = 0;
     } else {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ictus/constraints/point_on_plane.h"
 #include "ictus/forces/joint_spring_damper.h"
 #include "ictus/forces/point_load.h"
 #include "ictus/forces/spring_damper.h"
@@ -21,29 +22,7 @@
 
 using namespace ictus;
 
-// --- 1. A joint with an initial angle/position --------------------------------
-// Model::add_joint(name, type, base, follower, placement) covers most joints.
-// The model file's `initial_angle` / `initial_position` are offsets stored in
-// the Joint; to set them in C++, build the Joint by hand as the loader does.
-int add_joint_with_offsets(Model& model, const std::string& name, const std::string& type,
-                           const std::string& base, const std::string& follower,
-                           const JointPlacement& placement, double initial_angle = 0.0,
-                           double initial_position = 0.0) {
-  Joint joint;
-  joint.name = name;
-  joint.type = type;
-  joint.base = model.body_index(base);
-  joint.follower = model.body_index(follower);
-  place_joint(joint, placement, model.initial_position(joint.base),
-              model.initial_orientation(joint.base), model.initial_position(joint.follower),
-              model.initial_orientation(joint.follower));
-  add_standard_constraints(joint);  // the elementary constraints of `type`
-  joint.angle_offset = initial_angle;
-  joint.translation_offset = initial_position;
-  return model.add_joint(std::move(joint));
-}
-
-// --- 2. The pendulum of examples/pendulum.yaml, in C++ ---------------------------
+// --- 1. The pendulum of examples/pendulum.yaml, in C++ ---------------------------
 Model make_pendulum() {
   const double L = 1.0;                     // rod length [m]
   const double theta0 = 30.0 * kPi / 180.0;  // release angle [rad]
@@ -63,7 +42,8 @@ Model make_pendulum() {
   JointPlacement pivot;
   pivot.origin_W = Vec3::Zero();
   pivot.axes_W = frame_from_z(/*z = axis*/ Vec3(0.0, -1.0, 0.0), /*x = reference*/ Vec3(0.0, 0.0, -1.0));
-  add_joint_with_offsets(model, "pivot", "revolute", "ground", "bob", pivot, theta0);
+  pivot.initial_angle = theta0;  // the value of pivot.angle in this configuration
+  model.add_joint("pivot", "revolute", "ground", "bob", pivot);
 
   // a log-only event: no actions, but every upward crossing is in the event log
   Event upswing;
@@ -80,7 +60,7 @@ Model make_pendulum() {
   return model;
 }
 
-// --- 3. A slider-crank with a driver, loads, springs and events ----------------
+// --- 2. A slider-crank with a driver, loads, springs and events ----------------
 Model make_slider_crank() {
   const double r = 0.1, l = 0.35, th0 = 30.0 * kPi / 180.0;
   const Vec3 B(r * std::cos(th0), r * std::sin(th0), 0.0);                     // crank pin
@@ -105,19 +85,21 @@ Model make_slider_crank() {
   body("rod", 1.0, Vec3(1e-3, 1e-2, 1e-2), (B + C) / 2.0);
   const BodyIndex piston = body("piston", 0.5, Vec3(1e-3, 1e-3, 1e-3), C);
 
-  auto place = [](Vec3 at, Vec3 axis) {
+  auto place = [](Vec3 at, Vec3 axis, double angle = 0.0, double position = 0.0) {
     JointPlacement p;
     p.origin_W = at;
     p.axes_W = frame_from_z(axis);  // x: any perpendicular when no reference is given
+    p.initial_angle = angle;        // offsets of the joint coordinates
+    p.initial_position = position;
     return p;
   };
   const Vec3 z = Vec3::UnitZ();
-  add_joint_with_offsets(model, "main_bearing", "revolute", "ground", "crank",
-                         place(Vec3::Zero(), z), /*initial_angle*/ th0);
+  model.add_joint("main_bearing", "revolute", "ground", "crank",
+                  place(Vec3::Zero(), z, /*initial_angle*/ th0));
   model.add_joint("crank_pin", "revolute", "crank", "rod", place(B, z));
   model.add_joint("wrist_pin", "revolute", "rod", "piston", place(C, z));
-  add_joint_with_offsets(model, "cylinder", "prismatic", "ground", "piston",
-                         place(C, Vec3::UnitX()), 0.0, /*initial_position*/ C.x());
+  model.add_joint("cylinder", "prismatic", "ground", "piston",
+                  place(C, Vec3::UnitX(), 0.0, /*initial_position*/ C.x()));
 
   // the crank angle prescribed as a function of t (formula of t and parameters)
   Driver motor;
@@ -151,14 +133,14 @@ Model make_slider_crank() {
   Event stroke;
   stroke.name = "outward_stroke";
   stroke.condition = Condition{Expression("cylinder.v > 0")};
-  stroke.on_true = {Action{Action::Kind::kEnable, "gas_load", {}}};
-  stroke.on_false = {Action{Action::Kind::kDisable, "gas_load", {}}};
+  stroke.on_true = {Action{Action::Kind::kEnable, "gas_load"}};
+  stroke.on_false = {Action{Action::Kind::kDisable, "gas_load"}};
   model.add_event(stroke);
   // ... and the run stops if the motor torque exceeds 40 N m (a reaction in a condition)
   Event overload;
   overload.name = "overload";
   overload.condition = Condition{Expression("motor.load > 40 || motor.load < -40")};
-  overload.on_true = {Action{Action::Kind::kStop, {}, {}}};
+  overload.on_true = {Action{Action::Kind::kStop}};
   overload.once = true;
   model.add_event(overload);
 
@@ -166,6 +148,60 @@ Model make_slider_crank() {
   model.settings().output_step = 0.01;
   model.settings().integrator.rtol = 1e-9;
   model.settings().integrator.atol = 1e-11;
+  return model;
+}
+
+// --- 3. Seed 000's three bodies: a contact that closes with restitution k --------
+// Bodies 1 and 2 are rigidly joined and at rest; body 3 hits body 2 at v = 1 m/s.
+Model make_three_bodies(double k) {
+  Model model;
+  model.set_name("seed 000: three bodies (C++)");
+  auto body = [&](const char* name, double x, double vx) {
+    Body b;
+    b.name = name;
+    b.mass = 1.0;
+    b.inertia = Vec3(1e-3, 1e-3, 1e-3).asDiagonal();
+    b.position = Vec3(x, 0.0, 0.0);
+    b.velocity = Vec3(vx, 0.0, 0.0);
+    return model.add_body(b);
+  };
+  const BodyIndex b3 = body("body3", 0.0, 1.0);
+  const BodyIndex b2 = body("body2", 0.5, 0.0);
+  body("body1", 0.7, 0.0);
+  JointPlacement link;
+  link.origin_W = Vec3(0.6, 0.0, 0.0);
+  model.add_joint("link", "fixed", "body2", "body1", link);  // permanent: row v1 - v2
+
+  // the contact: one point-on-plane row v2 - v3, built by hand (body coordinates)
+  Joint contact;
+  contact.name = "contact";
+  contact.type = "custom";
+  contact.base = b3;
+  contact.follower = b2;
+  JointMember face;
+  face.constraint = std::make_shared<PointOnPlane>(/*plane point, in body3*/ Vec3(0.1, 0.0, 0.0),
+                                                   /*normal, in body3*/ Vec3::UnitX(),
+                                                   /*point, in body2*/ Vec3(-0.1, 0.0, 0.0));
+  face.label = "face";
+  face.restitution = k;  // Newton's law for this row when it closes
+  contact.members.push_back(face);
+  place_joint(contact, JointPlacement{}, model.initial_position(b3), model.initial_orientation(b3),
+              model.initial_position(b2), model.initial_orientation(b2));
+  model.add_joint(std::move(contact));
+
+  // off at the start, switched on when the faces meet: what `after:` generates
+  model.set_initially_enabled("contact", false);
+  Event touch;
+  touch.name = "touch";
+  touch.condition = Condition{Expression("body2.x - body3.x <= 0.2")};
+  touch.on_true = {Action{Action::Kind::kEnable, "contact"}};
+  touch.once = true;
+  model.add_event(touch);
+
+  model.settings().until = 1.0;
+  model.settings().output_step = 0.1;
+  model.settings().integrator.rtol = 1e-12;
+  model.settings().integrator.atol = 1e-14;
   return model;
 }
 
@@ -223,6 +259,36 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < rep.redundant_rows.size(); ++k)
       std::printf("  redundant: %s (depends on %zu rows)\n", rep.redundant_rows[k].c_str(),
                   rep.dependencies[k].size());
+    for (const std::string& c : rep.non_unique_components)
+      std::printf("  not unique: %s\n", c.c_str());
+
+    // --- a system impact: the run, then the same impact by hand ------------------
+    for (const double k : {0.0, 1.0}) {
+      Simulation impact_run(make_three_bodies(k));
+      Recorder v({"body1.vx", "body2.vx", "body3.vx", "contact.face.impulse", "energy.impacts"});
+      impact_run.add_observer(v);
+      impact_run.run();
+      std::printf("\nthree bodies, k = %g: final velocities (%.6f, %.6f, %.6f) m/s, "
+                  "energy.impacts %.6f J\n",
+                  k, v.series("body1.vx").back(), v.series("body2.vx").back(),
+                  v.series("body3.vx").back(), v.series("energy.impacts").back());
+      for (const EventRecord& e : impact_run.events())
+        if (e.kind == "impact" || (e.kind == "switch" && e.name == "contact"))
+          std::printf("  %.6f %s %s\n", e.t, e.kind.c_str(), e.detail.c_str());
+    }
+    System bodies(make_three_bodies(0.0));
+    VecX y3 = bodies.initial_state();
+    bodies.assemble(0.0, y3);
+    bodies.set_enabled("contact", true);  // close it now, with body 3 approaching
+    const ExternalImpulse push{bodies.model().body_index("body1"), Vec3(-0.5, 0.0, 0.0)};
+    const ImpulseResult hit = bodies.apply_impact(0.0, y3, {&push, 1});
+    std::printf("apply_impact: T %.6f -> %.6f J;", hit.kinetic_before, hit.kinetic_after);
+    for (std::size_t k = 0; k < hit.impulses.size(); ++k)
+      std::printf(" %s = %.6f N s", hit.row_names[k].c_str(), hit.impulses[k]);
+    bodies.evaluate(0.0, y3, Stage::kKinematics);
+    auto value = [&](const char* name) { return bodies.channel_value(bodies.find_channel(name)); };
+    std::printf("\n  velocities (%.6f, %.6f, %.6f) m/s\n", value("body1.vx"), value("body2.vx"),
+                value("body3.vx"));
 
     // --- a model file with overrides (what `ictus run --set w=4*pi` does) --------------
     Model from_file = load_model((examples / "slider_crank.yaml").string(), {{"w", "4*pi"}});

@@ -68,8 +68,9 @@ struct ImpulseResult {
   /// Joints whose impulses are not unique (dependent rows were eliminated;
   /// the post-impact velocities are unique all the same).
   std::vector<std::string> non_unique;
-  double kinetic_before = 0.0;
+  double kinetic_before = 0.0;  ///< before the external impulses
   double kinetic_after = 0.0;
+  double external_work = 0.0;   ///< kinetic energy the external impulses brought [J]
   double condition_estimate = 1.0;  ///< pivot spread of S for the impact rows
 };
 

@@ -378,10 +378,6 @@ void read_custom_members(const YAML::Node& list, const FileContext& ctx, const s
           fmt::format("unknown elementary constraint '{}'{}; known: {}", type,
                       internal::did_you_mean(type, kTypes), internal::join_names(kTypes)));
     }
-    r.finish();  // keys of the other constraint types would be ignored: unknown here
-    for (const JointMember& m : joint.members)
-      if (m.label == label)
-        throw ModelError(r.where(), r.element(), fmt::format("label '{}' is used twice", label));
     double restitution = 0.0;
     if (const auto k = r.optional_number("restitution")) {
       if (!(*k >= 0.0 && *k <= 1.0))
@@ -390,6 +386,10 @@ void read_custom_members(const YAML::Node& list, const FileContext& ctx, const s
       restitution = *k;
       restitution_set.insert(label);
     }
+    r.finish();  // keys of the other constraint types would be ignored: unknown here
+    for (const JointMember& m : joint.members)
+      if (m.label == label)
+        throw ModelError(r.where(), r.element(), fmt::format("label '{}' is used twice", label));
     joint.members.push_back({c, label, restitution});
   }
 }
