@@ -2,9 +2,9 @@
 //
 // Exit status: 0 success; 2 bad input (model file, parameters, options);
 // 3 the simulation failed midway; 1 anything else (I/O).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -72,11 +72,16 @@ int command_check(const CommonOptions& opt) {
   ictus::System& system = simulation.system();
   (void)ictus::select_channels(system, model.settings().outputs);  // outputs that match nothing
   const double t0 = model.settings().start;
-  ictus::VecX y = system.initial_state();
-  const double before = system.position_violation(t0, y);
+  const double before = system.position_violation(t0, system.initial_state());
   fmt::print("model '{}' ({})\n", model.name(), opt.model_path);
-  for (const std::string& w : system.warnings()) fmt::print("warning: {}\n", w);
-  system.assemble(t0, y);
+  // the start of a run: assembly, and what switches or closes at t0
+  simulation.prepare();
+  ictus::VecX y = simulation.state();
+  for (const ictus::EventRecord& r : simulation.events()) {
+    if (r.kind == "warning") fmt::print("warning: {}\n", r.detail);
+    if (r.kind == "switch" || r.kind == "impact")
+      fmt::print("at t0: {} {}: {}\n", r.kind, r.name, r.detail);
+  }
   const ictus::StructureReport rep = system.structure_report(t0, y);
   print_structure(system, rep);
   fmt::print("  initial violation:   {:.3g} as written, {:.3g} after assembly", before,
@@ -101,6 +106,9 @@ int command_channels(const CommonOptions& opt) {
 }
 
 struct RunOptions {
+  struct Given {  // which options were on the command line
+    bool until = false, integrator = false, rtol = false, atol = false, step = false;
+  } given;
   double until = -1.0;
   std::string out;
   std::string integrator;
@@ -114,25 +122,26 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
   ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
   ictus::SimulationSettings& s = model.settings();
   // errors in what the options set point at the options, not at the file
-  if (ro.until >= 0.0) {
+  if (ro.given.until) {
     s.until = ro.until;
     s.where = {"--until", 0, 0};
   }
-  if (!ro.integrator.empty()) {
+  if (ro.given.integrator) {
     s.integrator.name = ro.integrator;
     s.integrator.where = {"--integrator", 0, 0};
   }
-  if (ro.rtol > 0.0) s.integrator.rtol = ro.rtol;
-  if (ro.atol > 0.0) s.integrator.atol = ro.atol;
-  if (ro.step > 0.0) s.integrator.step = ro.step;
+  if (ro.given.rtol) s.integrator.rtol = ro.rtol;
+  if (ro.given.atol) s.integrator.atol = ro.atol;
+  if (ro.given.step) s.integrator.step = ro.step;
+  if (ro.given.rtol || ro.given.atol || ro.given.step)
+    s.integrator.where = {"--rtol/--atol/--step", 0, 0};
   model.validate();
 
   const std::filesystem::path out =
       ro.out.empty() ? std::filesystem::path("out") / std::filesystem::path(opt.model_path).stem()
                      : std::filesystem::path(ro.out);
   ictus::Simulation simulation(model);
-  const std::vector<std::string> channels =
-      ictus::select_channels(simulation.system(), s.outputs);
+  const std::vector<std::string> channels = ictus::select_channels(simulation.system(), s.outputs);
   ictus::CsvWriter csv(out, channels);
   ictus::EventLogWriter events(out);
   ictus::Summary summary(channels);
@@ -166,19 +175,20 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
   fmt::print("  {} {}, {} constraint rows ({} independent), {} degrees of freedom at the end\n",
              rep.bodies, rep.bodies == 1 ? "body" : "bodies", rep.rows, rep.independent_rows,
              rep.dof);
-  fmt::print("  simulated {:.6g} -> {:.6g} s with {} (rtol {:.1g}): {} steps, {} rejected, {} "
-             "evaluations, {:.3f} s wall time\n",
-             s.start, stats.end_time, s.integrator.name, s.integrator.rtol,
-             stats.integrator.steps, stats.integrator.rejected, stats.integrator.evaluations,
-             stats.wall_seconds);
+  fmt::print(
+      "  simulated {:.6g} -> {:.6g} s with {} (rtol {:.1g}): {} steps, {} rejected, {} "
+      "evaluations, {:.3f} s wall time\n",
+      s.start, stats.end_time, s.integrator.name, s.integrator.rtol, stats.integrator.steps,
+      stats.integrator.rejected, stats.integrator.evaluations, stats.wall_seconds);
   if (stats.events > 0)
     fmt::print("  {} event(s){}; see {}\n", stats.events,
                stats.stopped_by_event ? ", stopped by an event" : "",
                (out / "events.csv").string());
   fmt::print("\n{}\n", summary.table());
-  fmt::print("energy balance error: {:.3g} J ({:.3g} relative to the largest kinetic + potential "
-             "energy)\n",
-             summary.energy_balance_error(), summary.relative_energy_balance_error());
+  fmt::print(
+      "energy balance error: {:.3g} J ({:.3g} relative to the largest kinetic + potential "
+      "energy)\n",
+      summary.energy_balance_error(), summary.relative_energy_balance_error());
   fmt::print("results: {} ({} channels)\n", csv.final_path().string(), channels.size() + 1);
   return 0;
 }
@@ -206,7 +216,8 @@ int main(int argc, char** argv) {
   run->add_flag("--progress", run_opt.progress, "always show the progress bar");
   run->add_flag("--no-progress", run_opt.no_progress, "never show the progress bar");
 
-  CLI::App* check = app.add_subcommand("check", "validate and assemble a model, report its structure");
+  CLI::App* check =
+      app.add_subcommand("check", "validate and assemble a model, report its structure");
   check->add_option("model", common.model_path, "model file (YAML)")->required();
   check->add_option("--set", common.sets, "override a parameter: --set name=value")
       ->allow_extra_args(false);
@@ -223,6 +234,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
   try {
+    run_opt.given = {run->count("--until") > 0, run->count("--integrator") > 0,
+                     run->count("--rtol") > 0, run->count("--atol") > 0, run->count("--step") > 0};
     if (run->parsed()) return command_run(common, run_opt);
     if (check->parsed()) return command_check(common);
     if (channels->parsed()) return command_channels(common);

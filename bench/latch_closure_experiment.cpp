@@ -56,14 +56,15 @@ int main(int argc, char** argv) {
 
   const Outcome impulse = run(base, kUntil);
   fmt::print("model: {}; latch closes at t = 0, compared at t = {} s\n\n", base.name(), kUntil);
-  fmt::print("| closure | beta_k [1/s] | beta_c [1/s^2] | max velocity error at t = {} s "
-             "(relative) | largest constraint violation | steps | evaluations | wall [ms] |\n",
-             kUntil);
+  fmt::print(
+      "| closure | beta_k [1/s] | beta_c [1/s^2] | max velocity error at t = {} s "
+      "(relative) | largest constraint violation | steps | evaluations | wall [ms] |\n",
+      kUntil);
   fmt::print("|---|---|---|---|---|---|---|---|\n");
   fmt::print("| impulse, eqs. (3)-(5) | {} | {} | reference | {:.1e} | {} | {} | {:.2f} |\n",
              base.settings().stabilisation.baumgarte_velocity,
-             base.settings().stabilisation.baumgarte_position, impulse.max_violation,
-             impulse.steps, impulse.evaluations, 1e3 * impulse.seconds);
+             base.settings().stabilisation.baumgarte_position, impulse.max_violation, impulse.steps,
+             impulse.evaluations, 1e3 * impulse.seconds);
   const double scale = impulse.velocities.cwiseAbs().maxCoeff();
   for (const double beta_k : {20.0, 200.0, 2000.0, 20000.0}) {
     ictus::Model model = base;

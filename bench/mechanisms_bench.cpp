@@ -22,7 +22,9 @@ void run_example(benchmark::State& state, const char* file, double until) {
       benchmark::Counter(until, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_SliderCrank(benchmark::State& state) { run_example(state, "slider_crank.yaml", 1.0); }
+void BM_SliderCrank(benchmark::State& state) {
+  run_example(state, "slider_crank.yaml", 1.0);
+}
 void BM_FourBarRedundant(benchmark::State& state) {
   run_example(state, "four_bar_redundant.yaml", 1.0);
 }

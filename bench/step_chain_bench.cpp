@@ -22,9 +22,9 @@ void BM_ChainDerivative(benchmark::State& state) {
   }
   state.SetComplexityN(links);
   state.counters["rows"] = 5.0 * links;
-  state.counters["per_link_ns"] = benchmark::Counter(
-      static_cast<double>(links), benchmark::Counter::kIsIterationInvariantRate |
-                                      benchmark::Counter::kInvert);
+  state.counters["per_link_ns"] =
+      benchmark::Counter(static_cast<double>(links), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ChainDerivative)->RangeMultiplier(4)->Range(4, 1024)->Complexity(benchmark::oN);
 

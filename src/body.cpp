@@ -1,22 +1,23 @@
 #include "ictus/body.h"
 
-#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
+#include <Eigen/Eigenvalues>
 
 #include <cmath>
 
 namespace ictus {
 
 namespace {
-bool finite(const auto& m) { return m.allFinite(); }
+bool finite(const auto& m) {
+  return m.allFinite();
+}
 }  // namespace
 
 void Body::validate() const {
   const std::string element = fmt::format("body '{}'", name);
   if (!std::isfinite(mass) || mass <= 0.0)
     throw ModelError(where, element, fmt::format("mass must be positive, got {}", mass));
-  if (!finite(inertia))
-    throw ModelError(where, element, "inertia must be finite");
+  if (!finite(inertia)) throw ModelError(where, element, "inertia must be finite");
   if ((inertia - inertia.transpose()).norm() > 1e-12 * inertia.norm())
     throw ModelError(where, element, "inertia tensor must be symmetric");
   const Eigen::SelfAdjointEigenSolver<Mat3> eig(inertia);

@@ -56,11 +56,10 @@ void define_constants(mu::Parser& p, const ParameterValues& parameters) {
 
 bool is_reserved_name(const std::string& name) {
   static const std::array<const char*, 26> kReserved = {
-      "t",    "pi",   "deg",  "sin",  "cos",  "tan",  "asin", "acos", "atan",
+      "t",    "pi",   "deg",  "sin",   "cos",   "tan",   "asin", "acos",  "atan",
       "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "log2", "log10", "log",
-      "ln",   "exp",  "sqrt", "sign", "rint", "abs",  "min",  "max"};
-  return std::any_of(kReserved.begin(), kReserved.end(),
-                     [&](const char* r) { return name == r; });
+      "ln",   "exp",  "sqrt", "sign",  "rint",  "abs",   "min",  "max"};
+  return std::any_of(kReserved.begin(), kReserved.end(), [&](const char* r) { return name == r; });
 }
 
 CompiledExpression::CompiledExpression(const Expression& expr, const ParameterValues& parameters,
@@ -104,7 +103,9 @@ CompiledExpression::~CompiledExpression() = default;
 CompiledExpression::CompiledExpression(CompiledExpression&&) noexcept = default;
 CompiledExpression& CompiledExpression::operator=(CompiledExpression&&) noexcept = default;
 
-double CompiledExpression::evaluate() const { return parser_->Eval(); }
+double CompiledExpression::evaluate() const {
+  return parser_->Eval();
+}
 
 double evaluate_constant(const Expression& expr, const ParameterValues& parameters,
                          const std::string& element) {

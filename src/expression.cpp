@@ -7,7 +7,9 @@
 
 namespace ictus {
 
-Expression Expression::number(double value) { return Expression(fmt::format("{:.17g}", value)); }
+Expression Expression::number(double value) {
+  return Expression(fmt::format("{:.17g}", value));
+}
 
 namespace {
 
@@ -22,8 +24,8 @@ struct Piece {
 
 // Splits `text` at top-level (paren depth 0) occurrences of the symbol `sym`
 // or of the word `word` (delimited by non-name characters).
-std::vector<Piece> split_top_level(const std::string& text, int base_offset,
-                                   std::string_view sym, std::string_view word) {
+std::vector<Piece> split_top_level(const std::string& text, int base_offset, std::string_view sym,
+                                   std::string_view word) {
   std::vector<Piece> out;
   int depth = 0;
   std::size_t start = 0;

@@ -22,6 +22,8 @@ void LoadAccumulator::add_torque_W(BodyIndex b, const BodyKinematics& kin, const
   loads_[static_cast<std::size_t>(b)].torque_B += kin.R_WB.transpose() * torque_W;
 }
 
-std::string ForceElement::element_label() const { return fmt::format("force '{}'", name_); }
+std::string ForceElement::element_label() const {
+  return fmt::format("force '{}'", name_);
+}
 
 }  // namespace ictus

@@ -30,20 +30,19 @@ constexpr const char* kAxisNames[] = {"x", "y", "z"};
 // Each standard joint is a recipe of elementary constraints expressed in the
 // joint frames (seed 002: a joint is a set of elementary constraints).
 void add_point(Joint& j) {
-  j.members.push_back({std::make_shared<PointCoincidence>(j.frame_base.origin,
-                                                          j.frame_follower.origin),
-                       "point"});
+  j.members.push_back(
+      {std::make_shared<PointCoincidence>(j.frame_base.origin, j.frame_follower.origin), "point"});
 }
 void add_lock(Joint& j, int axis) {
-  j.members.push_back({std::make_shared<RotationLock>(j.frame_base.axes.col(axis),
-                                                      j.frame_follower.axes.col(axis)),
-                       fmt::format("lock_{}", kAxisNames[axis])});
+  j.members.push_back(
+      {std::make_shared<RotationLock>(j.frame_base.axes.col(axis), j.frame_follower.axes.col(axis)),
+       fmt::format("lock_{}", kAxisNames[axis])});
 }
 void add_plane(Joint& j, int normal_axis) {
-  j.members.push_back({std::make_shared<PointOnPlane>(j.frame_base.origin,
-                                                      j.frame_base.axes.col(normal_axis),
-                                                      j.frame_follower.origin),
-                       fmt::format("plane_{}", kAxisNames[normal_axis])});
+  j.members.push_back(
+      {std::make_shared<PointOnPlane>(j.frame_base.origin, j.frame_base.axes.col(normal_axis),
+                                      j.frame_follower.origin),
+       fmt::format("plane_{}", kAxisNames[normal_axis])});
 }
 
 using Recipe = std::function<void(Joint&)>;

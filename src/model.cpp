@@ -92,9 +92,9 @@ int Model::add_joint(Joint joint) {
   const std::string element = fmt::format("joint '{}'", joint.name);
   claim_name(joint.name, element, joint.where);
   if (joint.base == joint.follower)
-    throw ModelError(joint.where, element,
-                     fmt::format("a joint needs two different bodies, got '{}' twice",
-                                 body_name(joint.base)));
+    throw ModelError(
+        joint.where, element,
+        fmt::format("a joint needs two different bodies, got '{}' twice", body_name(joint.base)));
   if (joint.members.empty())
     throw ModelError(joint.where, element, "a joint needs at least one elementary constraint");
   if (joint.capture) {
@@ -129,10 +129,10 @@ void Model::add_driver(Driver driver) {
   if (j < 0) {
     std::vector<std::string> names;
     for (const Joint& jt : joints_) names.push_back(jt.name);
-    throw ModelError(driver.where, element,
-                     fmt::format("unknown joint '{}'{}; known joints: {}", driver.joint,
-                                 internal::did_you_mean(driver.joint, names),
-                                 internal::join_names(names)));
+    throw ModelError(
+        driver.where, element,
+        fmt::format("unknown joint '{}'{}; known joints: {}", driver.joint,
+                    internal::did_you_mean(driver.joint, names), internal::join_names(names)));
   }
   const Joint& joint = joints_[static_cast<std::size_t>(j)];
   if (joint.capture)
@@ -146,10 +146,11 @@ void Model::add_driver(Driver driver) {
                                  "driver needs a revolute, cylindrical or planar joint",
                                  joint.name, joint.type));
   if (driver.coordinate == Driver::Coordinate::kTranslation && !joint.has_translation)
-    throw ModelError(driver.where, element,
-                     fmt::format("joint '{}' ({}) has no translation coordinate to drive; a "
-                                 "position driver needs a prismatic, cylindrical or point_on_line joint",
-                                 joint.name, joint.type));
+    throw ModelError(
+        driver.where, element,
+        fmt::format("joint '{}' ({}) has no translation coordinate to drive; a "
+                    "position driver needs a prismatic, cylindrical or point_on_line joint",
+                    joint.name, joint.type));
   drivers_.push_back(std::move(driver));
 }
 
@@ -170,13 +171,17 @@ void Model::set_initially_enabled(const std::string& element, bool on) {
   if (!on) initially_disabled_.push_back(element);
 }
 
-void Model::add_given_velocity(GivenVelocity given) { given_.push_back(std::move(given)); }
+void Model::add_given_velocity(GivenVelocity given) {
+  given_.push_back(std::move(given));
+}
 
 void Model::add_marker(Marker marker) {
   const std::string element = fmt::format("marker '{}'", marker.name);
   claim_name(marker.name, element, marker.where);
-  if (marker.body != kGround && (marker.body < 0 || marker.body >= static_cast<BodyIndex>(bodies_.size())))
-    throw ModelError(marker.where, element, fmt::format("body index {} does not exist", marker.body));
+  if (marker.body != kGround &&
+      (marker.body < 0 || marker.body >= static_cast<BodyIndex>(bodies_.size())))
+    throw ModelError(marker.where, element,
+                     fmt::format("body index {} does not exist", marker.body));
   if (!marker.point_B.allFinite()) throw ModelError(marker.where, element, "point must be finite");
   markers_.push_back(std::move(marker));
 }
@@ -195,7 +200,8 @@ void Model::set_gravity(const Vec3& g, SourceLocation where) {
 
 void Model::set_parameter(const std::string& name, double value) {
   if (!is_identifier(name))
-    throw ModelError({}, fmt::format("parameter '{}'", name), "parameter names must be identifiers");
+    throw ModelError({}, fmt::format("parameter '{}'", name),
+                     "parameter names must be identifiers");
   parameters_[name] = value;
 }
 
@@ -242,9 +248,9 @@ void Model::validate() const {
   for (const Joint& j : joints_)
     for (const JointMember& m : j.members)
       if (!(m.restitution >= 0.0 && m.restitution <= 1.0))
-        throw ModelError(j.where, fmt::format("joint '{}'", j.name),
-                         fmt::format("restitution of '{}' must be in [0, 1], got {}", m.label,
-                                     m.restitution));
+        throw ModelError(
+            j.where, fmt::format("joint '{}'", j.name),
+            fmt::format("restitution of '{}' must be in [0, 1], got {}", m.label, m.restitution));
   for (const std::string& name : initially_disabled_)
     if (std::find(targets.begin(), targets.end(), name) == targets.end())
       throw ModelError({}, fmt::format("element '{}'", name),
@@ -259,14 +265,14 @@ void Model::validate() const {
                            a.where.known() ? a.where : e.where);
           if (!a.linear_impulse.allFinite() || !a.angular_impulse.allFinite() ||
               !a.point_B.allFinite())
-            throw ModelError(a.where.known() ? a.where : e.where,
-                             fmt::format("event '{}'", e.name), "impulses must be finite");
+            throw ModelError(a.where.known() ? a.where : e.where, fmt::format("event '{}'", e.name),
+                             "impulses must be finite");
           continue;
         }
         if (std::find(targets.begin(), targets.end(), a.target) == targets.end())
           throw ModelError(a.where.known() ? a.where : e.where, fmt::format("event '{}'", e.name),
-                           fmt::format("unknown element '{}'{}; switchable elements: {}",
-                                       a.target, internal::did_you_mean(a.target, targets),
+                           fmt::format("unknown element '{}'{}; switchable elements: {}", a.target,
+                                       internal::did_you_mean(a.target, targets),
                                        internal::join_names(targets)));
       }
   if (!(settings_.until > settings_.start))
@@ -287,9 +293,9 @@ void Model::validate() const {
                     settings_.output_step, settings_.start, settings_.until, samples, kMaxSamples));
   const IntegratorSettings& in = settings_.integrator;
   if (in.name != "dopri5" && in.name != "rk4")
-    throw ModelError(in.where, "simulate",
-                     fmt::format("unknown integrator '{}'; known integrators: dopri5, rk4",
-                                 in.name));
+    throw ModelError(
+        in.where, "simulate",
+        fmt::format("unknown integrator '{}'; known integrators: dopri5, rk4", in.name));
   if (!(in.rtol > 0.0) || !(in.atol > 0.0))
     throw ModelError(in.where, "simulate", "tolerances 'rtol' and 'atol' must be positive");
   if (!(in.step > 0.0)) throw ModelError(in.where, "simulate", "'step' must be positive");

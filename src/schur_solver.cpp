@@ -31,8 +31,8 @@ void SchurSolver::analyse(std::span<const RowBodies> rows, int body_count) {
       for (std::size_t k = i; k < list.size(); ++k) {
         const auto [ra, fa] = list[i];
         const auto [rb, fb] = list[k];
-        contributions_.push_back({std::min(ra, rb), std::max(ra, rb), b, ra <= rb ? fa : fb,
-                                  ra <= rb ? fb : fa, -1});
+        contributions_.push_back(
+            {std::min(ra, rb), std::max(ra, rb), b, ra <= rb ? fa : fb, ra <= rb ? fb : fa, -1});
         if (ra != rb) upper.emplace_back(std::min(ra, rb), std::max(ra, rb), 1.0);
       }
   }
@@ -119,21 +119,21 @@ void SchurSolver::solve_in_place(Eigen::Ref<VecX> b) const {
 }
 
 namespace {
-bool dependent(double pivot, double diagonal, double max_diagonal) {
-  return diagonal <= 1e-14 * max_diagonal ||
-         pivot <= SchurSolver::kDependencyTolerance * diagonal;
+// Scale-free: the pivot against the row's own diagonal entry (sin^2 of the
+// angle, in the M^-1 metric, between the row and the rows before it). A row
+// whose diagonal is zero is empty (a degenerate constraint). Comparing with
+// other rows' diagonals would mix 1/mass and 1/inertia of different bodies.
+bool dependent(double pivot, double diagonal) {
+  return !(diagonal > 0.0) || pivot <= SchurSolver::kDependencyTolerance * diagonal;
 }
 }  // namespace
 
 int SchurSolver::first_dependent_row(std::span<const char> dropped) const {
-  const double max_diagonal =
-      diagonal_.empty() ? 0.0 : *std::max_element(diagonal_.begin(), diagonal_.end());
   const auto& d = factor_.pivots();
   for (int k = 0; k < size_; ++k) {
     const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
     if (dropped[r] != 0) continue;
-    if (dependent(d(k), diagonal_[r], max_diagonal) || !std::isfinite(d(k)))
-      return static_cast<int>(r);
+    if (dependent(d(k), diagonal_[r]) || !std::isfinite(d(k))) return static_cast<int>(r);
   }
   return -1;
 }
@@ -164,7 +164,8 @@ double SchurSolver::pivot_spread(std::span<const char> dropped) const {
     lo = std::min(lo, d(k));
     hi = std::max(hi, d(k));
   }
-  return hi > 0.0 && lo > 0.0 ? hi / lo : (hi > 0.0 ? std::numeric_limits<double>::infinity() : 1.0);
+  return hi > 0.0 && lo > 0.0 ? hi / lo
+                              : (hi > 0.0 ? std::numeric_limits<double>::infinity() : 1.0);
 }
 
 void SchurSolver::eliminate_dependent_rows(std::span<const ConstraintRow> rows,

@@ -82,8 +82,7 @@ class SchurSolver {
   /// pivots after a tiny one are unreliable) until none is left; the rows
   /// found are flagged in `dropped`. Allocation-free.
   void eliminate_dependent_rows(std::span<const ConstraintRow> rows,
-                                std::span<const InverseMass> inverse_mass,
-                                std::span<char> dropped);
+                                std::span<const InverseMass> inverse_mass, std::span<char> dropped);
 
   /// Spread of the LDL^T pivots, max d / min d over rows not dropped: the
   /// condition estimate of seed 000.
@@ -113,7 +112,7 @@ class SchurSolver {
   struct Contribution {
     int row_a;
     int row_b;
-    int body;       // body index (not ground)
+    int body;  // body index (not ground)
     bool a_is_follower;
     bool b_is_follower;
     int value_index;  // into permuted_.valuePtr()
@@ -121,10 +120,10 @@ class SchurSolver {
 
   int size_ = 0;
   Factor factor_;
-  Eigen::SparseMatrix<double> permuted_;   // upper triangle of P S P^T, fixed pattern
-  std::vector<int> permutation_;           // original row -> permuted index
-  std::vector<int> inverse_permutation_;   // permuted index -> original row
-  std::vector<int> diagonal_index_;        // original row -> value index of its diagonal
+  Eigen::SparseMatrix<double> permuted_;  // upper triangle of P S P^T, fixed pattern
+  std::vector<int> permutation_;          // original row -> permuted index
+  std::vector<int> inverse_permutation_;  // permuted index -> original row
+  std::vector<int> diagonal_index_;       // original row -> value index of its diagonal
   std::vector<Contribution> contributions_;
   std::vector<double> diagonal_;
   mutable VecX work_;

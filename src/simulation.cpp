@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 namespace ictus {
 
@@ -28,7 +29,9 @@ Simulation::Simulation(const Model& model) : system_(model) {
 
 Simulation::~Simulation() = default;
 
-void Simulation::add_observer(Observer& observer) { observers_.push_back(&observer); }
+void Simulation::add_observer(Observer& observer) {
+  observers_.push_back(&observer);
+}
 
 void Simulation::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
   system_.derivative(t, y, dy);
@@ -158,8 +161,8 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   if (!impact.impulses.empty() || !external.empty()) {
     std::string list;
     for (std::size_t k = 0; k < impact.impulses.size(); ++k)
-      list += fmt::format("{}{}={:.9g}", k == 0 ? "" : ", ", impact.row_names[k],
-                          impact.impulses[k]);
+      list +=
+          fmt::format("{}{}={:.9g}", k == 0 ? "" : ", ", impact.row_names[k], impact.impulses[k]);
     std::string detail = fmt::format(
         "kinetic energy {:.12g} -> {:.12g} J (lost in the constraints {:.6g} J); condition "
         "estimate of S {:.3g}",
@@ -184,11 +187,11 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   if (!impact.released.empty()) structural = true;
   if (structural) {
     const StructureReport rep = system_.structure_report(t, y);
-    record({t, "structure", "",
-            fmt::format("degrees of freedom {} -> {}; {} constraint rows ({} independent); "
-                        "condition estimate {:.3g}",
-                        dof_before, rep.dof, rep.rows, rep.independent_rows,
-                        rep.condition_estimate)});
+    record(
+        {t, "structure", "",
+         fmt::format("degrees of freedom {} -> {}; {} constraint rows ({} independent); "
+                     "condition estimate {:.3g}",
+                     dof_before, rep.dof, rep.rows, rep.independent_rows, rep.condition_estimate)});
   }
   // the energy audit stays closed: the impact booked its own work and loss;
   // the potential energy of elements switched off counts as dissipated
@@ -196,29 +199,47 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   const double energy_after = system_.channel_value(system_.find_channel("energy.total"));
   const double impact_change =
       impact.kinetic_after - impact.kinetic_before;  // = external work - loss
-  system_.add_dissipated_energy(y, energy_before - energy_after + impact_change);
+  system_.add_switching_energy(y, energy_before - energy_after + impact_change);
   return stop;
 }
 
-RunStatistics Simulation::run() {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const SimulationSettings& s = system_.model().settings();
-  RunStatistics stats;
-  std::size_t warnings_logged = 0;
-  auto log_warnings = [&] {
-    const auto& w = system_.warnings();
-    for (; warnings_logged < w.size(); ++warnings_logged)
-      record({t_, "warning", "", w[warnings_logged]});
-  };
+// The sign each condition has just after the instant t (state y): its value
+// a moment later on the tangent of the motion, y + delta y'. At a root g is
+// zero up to round-off; what matters is the side the motion takes next
+// (a pendulum's rate keeps rising, a rebounding body leaves the wall).
+void Simulation::settle_conditions(double t, const VecX& y) {
+  const double delta = 1e-9 * std::max(1.0, std::abs(t));
+  system_.derivative(t, y, rate_);
+  ahead_ = y + delta * rate_;
+  for (EventState& e : events_) {
+    if (!e.armed) continue;
+    const double now = event_function(e, t, y);
+    const double next = event_function(e, t + delta, ahead_);
+    // trust the present value unless it is at round-off level of the change
+    e.g_last = std::abs(now) > 1e3 * std::abs(next - now) ? now : next;
+    if (e.g_last == 0.0) e.g_last = now;
+  }
+}
 
+// Start of a run: conditions, assembly, and what happens at t0.
+bool Simulation::start(bool with_observers) {
+  if (started_)
+    throw std::logic_error(
+        "a Simulation runs once: its switches, captured joints and events keep their state; "
+        "build a new Simulation (from the same Model) for another run");
+  started_ = true;
+  const SimulationSettings& s = system_.model().settings();
   t_ = s.start;
   impacts_ = 0;
   y_ = system_.initial_state();
   work_ = y_;
+  rate_ = y_;
+  ahead_ = y_;
   pending_.clear();
   log_warnings();
-  const std::vector<const EventState*> initial = initial_events(t_, y_);
-  apply_actions(t_, y_, initial, ActionPhase::kBeforeAssembly);
+  // what removes constraints (or switches forces) is decided on the state as
+  // written, before the assembly; everything else on the assembled state
+  apply_actions(t_, y_, initial_events(t_, y_), ActionPhase::kBeforeAssembly);
   system_.assemble(t_, y_);
   system_.set_energy_reference(t_, y_);
   log_warnings();
@@ -230,31 +251,52 @@ RunStatistics Simulation::run() {
   options.max_step = s.integrator.max_step;
   integrator_ = make_integrator(s.integrator.name, *this, options);
   integrator_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
-  for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
+  if (with_observers) {
+    for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
+    sample(t_, y_);
+  }
+  bool stop = false;
+  const std::vector<const EventState*> initial = initial_events(t_, y_);
+  if (!initial.empty()) {
+    stop = apply_actions(t_, y_, initial, ActionPhase::kAfterAssembly);
+    system_.accept(t_, y_);
+    log_warnings();
+    if (with_observers) sample(t_, y_);  // after what happened at the start
+    if (stop) record({t_, "stop", "", "stopped by an event"});
+  }
+  // what was decided at t0 is the starting side of every condition: one that
+  // does not hold yet but does a moment later crosses right after t0
+  for (EventState& e : events_) {
+    const double g = event_function(e, t_, y_);
+    e.g_last = e.rising ? std::max(g, 0.0) + 1e-300 : std::min(g, 0.0);
+  }
+  return stop;
+}
 
+void Simulation::prepare() {
+  (void)start(false);
+}
+
+void Simulation::log_warnings() {
+  const auto& w = system_.warnings();
+  for (; warnings_logged_ < w.size(); ++warnings_logged_)
+    record({t_, "warning", "", w[warnings_logged_]});
+}
+
+RunStatistics Simulation::run() {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const SimulationSettings& s = system_.model().settings();
+  RunStatistics stats;
   output_index_ = 1;
   double last_event_time = -1.0;
   int events_at_same_time = 0;
+  // a run ends at 'until', or within the integrators' own slack of it
+  const double end_slack = 1e-12 * std::max(1.0, std::abs(s.until));
 
   try {
-    sample(t_, y_);
-    if (!initial.empty()) {
-      const bool stop = apply_actions(t_, y_, initial, ActionPhase::kAfterAssembly);
-      system_.accept(t_, y_);
-      log_warnings();
-      sample(t_, y_);  // after what happened at the start
-      if (stop) {
-        record({t_, "stop", "", "stopped by an event"});
-        stats.stopped_by_event = true;
-      }
-    }
-    // the sign of g follows what held at the start, whatever round-off says
-    for (EventState& e : events_) {
-      const double g = event_function(e, t_, y_);
-      e.g_last = e.rising ? std::max(g, 0.0) + 1e-300 : std::min(g, 0.0);
-    }
+    stats.stopped_by_event = start(true);
     integrator_->reset(t_, y_);
-    while (t_ < s.until && !stats.stopped_by_event) {
+    while (t_ < s.until - end_slack && !stats.stopped_by_event) {
       integrator_->step(s.until);
       const double t1 = integrator_->t();
       const double t0 = integrator_->t_previous();
@@ -269,7 +311,6 @@ RunStatistics Simulation::run() {
         const bool rising = e.g_last <= 0.0 && g1 > 0.0;
         const bool falling = e.g_last > 0.0 && g1 <= 0.0 && !e.event->on_false.empty();
         if (!rising && !falling) continue;
-        e.rising = rising;
         // Illinois method on the dense output; keep the crossing bracketed
         double a = t0, b = t1;
         double fa = rising ? e.g_last : -e.g_last;
@@ -301,32 +342,45 @@ RunStatistics Simulation::run() {
         emit_samples_until(t_event, false);
         integrator_->interpolate(t_event, work_);
         VecX y_event = work_;
-        // every event whose condition has crossed by t_event fires now
-        std::vector<const EventState*> firing;
-        for (EventState& e : events_) {
-          if (!e.armed) continue;
-          const double g = event_function(e, t_event, y_event);
-          const bool rising = e.g_last <= 0.0 && g > 0.0;
-          const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
-          if (rising || falling) {
-            e.rising = rising;
-            firing.push_back(&e);
-          }
-        }
         if (std::abs(t_event - last_event_time) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
           if (++events_at_same_time > 1000)
-            throw SimulationError(t_event, "events keep firing at the same instant (chattering "
-                                           "between switching conditions)");
+            throw SimulationError(t_event,
+                                  "events keep firing at the same instant (chattering "
+                                  "between switching conditions)");
         } else {
           events_at_same_time = 0;
         }
         last_event_time = t_event;
         sample(t_event, y_event);  // just before the event
-        const bool stop = apply_actions(t_event, y_event, firing, ActionPhase::kAll);
-        ++stats.events;
+        // every condition that has crossed by t_event fires now; then those
+        // that the actions themselves made cross (an impulse, a release), at
+        // the same instant, until nothing changes
+        bool stop = false;
+        for (int round = 0; round < 100 && !stop; ++round) {
+          std::vector<const EventState*> firing;
+          for (EventState& e : events_) {
+            if (!e.armed) continue;
+            const double g = event_function(e, t_event, y_event);
+            const bool rising = e.g_last <= 0.0 && g > 0.0;
+            const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
+            if (rising || falling) {
+              e.rising = rising;
+              firing.push_back(&e);
+            }
+          }
+          if (firing.empty()) break;
+          stop = apply_actions(t_event, y_event, firing, ActionPhase::kAll);
+          ++stats.events;
+          // the fired conditions now hold (do not hold); the others keep
+          // their value before the actions, so that a jump is seen as a crossing
+          for (const EventState* e : firing) {
+            auto* fired = const_cast<EventState*>(e);
+            fired->g_last = fired->rising ? 1.0 : -1.0;
+          }
+        }
         t_ = t_event;
         y_ = y_event;
-        system_.accept(t_, y_);
+        if (system_.accept(t_, y_)) integrator_->reset(t_, y_);
         log_warnings();
         sample(t_, y_);  // just after
         if (stop) {
@@ -334,15 +388,9 @@ RunStatistics Simulation::run() {
           stats.stopped_by_event = true;
           break;
         }
+        if (t_ >= s.until - end_slack) break;  // the event was the end
         integrator_->reset(t_, y_);
-        for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
-        // a condition that just became true (false) stays so for the next
-        // crossing test even if round-off at the root says otherwise
-        for (const EventState* e : firing) {
-          auto* fired = const_cast<EventState*>(e);
-          if (fired->rising) fired->g_last = std::max(fired->g_last, 0.0) + 1e-300;
-          if (!fired->rising) fired->g_last = std::min(fired->g_last, 0.0);
-        }
+        settle_conditions(t_, y_);
         continue;
       }
 
@@ -360,8 +408,7 @@ RunStatistics Simulation::run() {
       }
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
     }
-    if (!stats.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step)
-      sample(t_, y_);
+    if (!stats.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step) sample(t_, y_);
   } catch (const SimulationError& e) {
     record({e.time(), "failure", "", e.what()});
     for (Observer* o : observers_) o->on_finish(e.time(), false);

@@ -24,10 +24,10 @@ class BuildContext final : public ForceBuildContext {
     if (j < 0) {
       std::vector<std::string> names;
       for (const Joint& jt : impl_.live_joints) names.push_back(jt.name);
-      throw ModelError(where, element,
-                       fmt::format("unknown joint '{}'{}; known joints: {}", name,
-                                   internal::did_you_mean(name, names),
-                                   internal::join_names(names)));
+      throw ModelError(
+          where, element,
+          fmt::format("unknown joint '{}'{}; known joints: {}", name,
+                      internal::did_you_mean(name, names), internal::join_names(names)));
     }
     return impl_.live_joints[static_cast<std::size_t>(j)];
   }
@@ -65,6 +65,8 @@ System::Impl::Impl(const Model& m) : model(m), live_joints(m.joints()) {
   for (const auto& f : model.forces()) forces.push_back(f->clone());
   force_enabled.assign(forces.size(), 1);
   angle_reference.assign(live_joints.size(), 0.0);
+  angle_rate_reference.assign(live_joints.size(), 0.0);
+  reference_time = model.settings().start;
   for (std::size_t j = 0; j < live_joints.size(); ++j)
     angle_reference[j] = live_joints[j].angle_offset;
   register_channels();
@@ -189,8 +191,7 @@ std::unique_ptr<internal::CompiledExpression> System::Impl::compile(const Expres
   };
   Scope scope(*this, allow_dynamics);
   try {
-    return std::make_unique<internal::CompiledExpression>(expr, model.parameters(), scope,
-                                                          element);
+    return std::make_unique<internal::CompiledExpression>(expr, model.parameters(), scope, element);
   } catch (const ModelError& e) {
     if (scope.rejected.empty()) throw;
     throw ModelError(e.where(), e.element(),
@@ -219,9 +220,15 @@ System::System(const Model& model) : impl_(std::make_unique<Impl>(model)) {
 
 System::~System() = default;
 
-const Model& System::model() const { return impl_->model; }
-int System::body_count() const { return impl_->n; }
-int System::state_size() const { return 13 * impl_->n + kAuxCount; }
+const Model& System::model() const {
+  return impl_->model;
+}
+int System::body_count() const {
+  return impl_->n;
+}
+int System::state_size() const {
+  return 13 * impl_->n + kAuxCount;
+}
 
 VecX System::initial_state() const {
   const int n = impl_->n;
@@ -273,8 +280,7 @@ char* find_switch(System::Impl& impl, std::string_view element, bool* structural
     if (joints[j].name == element) return &impl.joint_enabled[j];
     for (const int i : impl.joint_instances[j]) {
       System::Impl::Instance& inst = impl.instances[static_cast<std::size_t>(i)];
-      if (inst.driver < 0 && joints[j].name + "." + inst.label == element)
-        return &inst.enabled;
+      if (inst.driver < 0 && joints[j].name + "." + inst.label == element) return &inst.enabled;
     }
   }
   return nullptr;
@@ -291,16 +297,14 @@ bool System::switch_is_structural(std::string_view element) const {
 bool System::enabled(std::string_view element) const {
   bool structural = false;
   const char* flag = find_switch(*impl_, element, &structural);
-  if (flag == nullptr)
-    throw std::invalid_argument(fmt::format("unknown element '{}'", element));
+  if (flag == nullptr) throw std::invalid_argument(fmt::format("unknown element '{}'", element));
   return *flag != 0;
 }
 
 bool System::set_enabled(std::string_view element, bool on) {
   bool structural = false;
   char* flag = find_switch(*impl_, element, &structural);
-  if (flag == nullptr)
-    throw std::invalid_argument(fmt::format("unknown element '{}'", element));
+  if (flag == nullptr) throw std::invalid_argument(fmt::format("unknown element '{}'", element));
   if ((*flag != 0) == on) return false;
   *flag = on ? 1 : 0;
   if (structural) impl_->mark_structure_changed();
@@ -308,11 +312,14 @@ bool System::set_enabled(std::string_view element, bool on) {
   return structural;
 }
 
-void System::add_dissipated_energy(VecX& y, double energy) const {
+void System::add_switching_energy(VecX& y, double energy) const {
   y(13 * impl_->n + kAuxDissipated) += energy;
+  y(13 * impl_->n + kAuxSwitching) += energy;
 }
 
-int System::structure_version() const { return impl_->structure_version; }
+int System::structure_version() const {
+  return impl_->structure_version;
+}
 
 void System::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
   Impl& s = *impl_;
@@ -333,7 +340,8 @@ void System::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
   dy(13 * n + kAuxAppliedWork) = s.power.applied;
   dy(13 * n + kAuxDriverWork) = s.driver_power;
   dy(13 * n + kAuxDissipated) = s.power.dissipated;
-  dy(13 * n + kAuxImpactLoss) = 0.0;  // changes only in jumps, at impacts
+  dy(13 * n + kAuxImpactLoss) = 0.0;  // these change only in jumps, at events
+  dy(13 * n + kAuxSwitching) = 0.0;
 }
 
 void System::evaluate(double t, const VecX& y, Stage stage) {
@@ -366,12 +374,17 @@ bool System::accept(double t, const VecX& y) {
   }
   s.compute_kinematics(t, y);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
-    if (s.live_joints[j].has_angle)
+    if (s.live_joints[j].has_angle) {
       s.angle_reference[j] = s.joint_angle(static_cast<int>(j));
+      s.angle_rate_reference[j] = s.joint_angle_rate(static_cast<int>(j));
+    }
+  s.reference_time = t;
   return changed;
 }
 
-int System::channel_count() const { return static_cast<int>(impl_->channel_info.size()); }
+int System::channel_count() const {
+  return static_cast<int>(impl_->channel_info.size());
+}
 const ChannelInfo& System::channel_info(int k) const {
   return impl_->channel_info[static_cast<std::size_t>(k)];
 }
@@ -385,6 +398,8 @@ double System::channel_value(int k) const {
   return impl_->channel_getters[ki]();
 }
 
-const std::vector<std::string>& System::warnings() const { return impl_->warnings; }
+const std::vector<std::string>& System::warnings() const {
+  return impl_->warnings;
+}
 
 }  // namespace ictus

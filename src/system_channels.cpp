@@ -21,8 +21,8 @@ void System::Impl::register_channels() {
     const std::string& name = model.bodies()[static_cast<std::size_t>(b)].name;
     const auto bi = static_cast<std::size_t>(b);
     for (int k = 0; k < 3; ++k) {
-      add_channel(fmt::format("{}.{}", name, kXyz[k]), "m", kKin,
-                  "centre of mass position (world)", [this, bi, k] { return kin[bi].p_W(k); });
+      add_channel(fmt::format("{}.{}", name, kXyz[k]), "m", kKin, "centre of mass position (world)",
+                  [this, bi, k] { return kin[bi].p_W(k); });
     }
     for (int k = 0; k < 3; ++k) {
       add_channel(fmt::format("{}.v{}", name, kXyz[k]), "m/s", kKin,
@@ -43,9 +43,8 @@ void System::Impl::register_channels() {
     }
     for (int k = 0; k < 3; ++k) {
       add_channel(fmt::format("{}.alpha{}", name, kXyz[k]), "rad/s^2", kDyn,
-                  "angular acceleration (world axes)", [this, bi, k] {
-                    return (kin[bi].R_WB * accelerations[bi].tail<3>())(k);
-                  });
+                  "angular acceleration (world axes)",
+                  [this, bi, k] { return (kin[bi].R_WB * accelerations[bi].tail<3>())(k); });
     }
     constexpr const char* kQuat[] = {"qw", "qx", "qy", "qz"};
     for (int k = 0; k < 4; ++k) {
@@ -93,18 +92,16 @@ void System::Impl::register_channels() {
                   [this, j, k] { return joint_reaction_moment_W(j)(k); });
     }
     for (int k = 0; k < 3; ++k) {
-      add_channel(fmt::format("{}.impulse_F{}", joint.name, kXyz[k]), "N s", kKin,
-                  "impulse on the follower at an impact (world; at the impact instant only)",
-                  [this, jj, k] {
-                    return t == last_impact_time ? joint_impulse_force[jj](k) : 0.0;
-                  });
+      add_channel(
+          fmt::format("{}.impulse_F{}", joint.name, kXyz[k]), "N s", kKin,
+          "impulse on the follower at an impact (world; at the impact instant only)",
+          [this, jj, k] { return t == last_impact_time ? joint_impulse_force[jj](k) : 0.0; });
     }
     for (int k = 0; k < 3; ++k) {
-      add_channel(fmt::format("{}.impulse_M{}", joint.name, kXyz[k]), "N m s", kKin,
-                  "angular impulse on the follower about the joint point at an impact (world)",
-                  [this, jj, k] {
-                    return t == last_impact_time ? joint_impulse_moment[jj](k) : 0.0;
-                  });
+      add_channel(
+          fmt::format("{}.impulse_M{}", joint.name, kXyz[k]), "N m s", kKin,
+          "angular impulse on the follower about the joint point at an impact (world)",
+          [this, jj, k] { return t == last_impact_time ? joint_impulse_moment[jj](k) : 0.0; });
     }
     auto joint_axes_W = [this, j] {
       const Joint& jt = live_joints[static_cast<std::size_t>(j)];
@@ -112,15 +109,13 @@ void System::Impl::register_channels() {
     };
     for (int k = 0; k < 3; ++k) {
       add_channel(fmt::format("{}.F{}_J", joint.name, kXyz[k]), "N", kDyn,
-                  "reaction force on the follower (base joint frame)",
-                  [this, j, k, joint_axes_W] {
+                  "reaction force on the follower (base joint frame)", [this, j, k, joint_axes_W] {
                     return (joint_axes_W().transpose() * joint_reaction_force_W(j))(k);
                   });
     }
     for (int k = 0; k < 3; ++k) {
       add_channel(fmt::format("{}.M{}_J", joint.name, kXyz[k]), "N m", kDyn,
-                  "reaction moment on the follower (base joint frame)",
-                  [this, j, k, joint_axes_W] {
+                  "reaction moment on the follower (base joint frame)", [this, j, k, joint_axes_W] {
                     return (joint_axes_W().transpose() * joint_reaction_moment_W(j))(k);
                   });
     }
@@ -138,8 +133,7 @@ void System::Impl::register_channels() {
                                                           inst.constraint->row_label(k));
       const bool moments = inst.constraint->rows_are_moments();
       add_channel(name, moments ? "N m" : "N", kDyn,
-                  fmt::format("multiplier of the {} row", inst.constraint->kind()),
-                  [this, i, k] {
+                  fmt::format("multiplier of the {} row", inst.constraint->kind()), [this, i, k] {
                     const int first = instance_row[i];
                     return first < 0 ? 0.0 : multiplier(first + k);
                   });
@@ -154,8 +148,7 @@ void System::Impl::register_channels() {
     const BodyIndex b = marker.body;
     const Vec3 p_B = marker.point_B;
     for (int k = 0; k < 3; ++k) {
-      add_channel(fmt::format("{}.{}", marker.name, kXyz[k]), "m", kKin,
-                  "marker position (world)",
+      add_channel(fmt::format("{}.{}", marker.name, kXyz[k]), "m", kKin, "marker position (world)",
                   [this, b, p_B, k] { return kinematics(b).point(p_B)(k); });
     }
     for (int k = 0; k < 3; ++k) {
@@ -211,6 +204,10 @@ void System::Impl::register_channels() {
   add_channel("energy.impacts", "J", kKin,
               "kinetic energy lost in impacts (part of energy.dissipated)",
               [this, aux] { return y(aux + kAuxImpactLoss); });
+  add_channel("energy.switching", "J", kKin,
+              "potential energy removed with switched elements (part of energy.dissipated; "
+              "negative when they bring it)",
+              [this, aux] { return y(aux + kAuxSwitching); });
   add_channel("energy.total", "J", kKin, "kinetic + potential energy",
               [this] { return kinetic_energy() + potential_energy(); });
   add_channel("energy.balance", "J", kKin,
@@ -245,16 +242,15 @@ void System::Impl::register_channels() {
                 "total angular momentum about the world origin",
                 [angular_momentum, k] { return angular_momentum()(k); });
   }
-  add_channel("system.violation", "m|rad", kDyn,
-              "largest position-level constraint violation",
+  add_channel("system.violation", "m|rad", kDyn, "largest position-level constraint violation",
               [this] { return max_position_error(nullptr, true); });
   add_channel("system.velocity_violation", "m/s|rad/s", kDyn,
               "largest velocity-level constraint violation |D u - h|", [this] {
                 double worst = 0.0;
                 for (std::size_t r = 0; r < rows.size(); ++r)
                   if (dropped[r] == 0)
-                    worst = std::max(worst,
-                                     std::abs(row_rate(static_cast<int>(r)) - rows[r].target));
+                    worst =
+                        std::max(worst, std::abs(row_rate(static_cast<int>(r)) - rows[r].target));
                 return worst;
               });
 }

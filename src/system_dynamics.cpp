@@ -25,8 +25,8 @@ void System::Impl::compute_kinematics(double time, const VecX& state) {
   for (int b = 0; b < n; ++b) {
     BodyKinematics& k = kin[static_cast<std::size_t>(b)];
     k.p_W = state.segment<3>(7 * b);
-    const Quat q = Quat(state(7 * b + 3), state(7 * b + 4), state(7 * b + 5), state(7 * b + 6))
-                       .normalized();
+    const Quat q =
+        Quat(state(7 * b + 3), state(7 * b + 4), state(7 * b + 5), state(7 * b + 6)).normalized();
     k.R_WB = q.toRotationMatrix();
     k.v_W = state.segment<3>(7 * n + 6 * b);
     k.w_B = state.segment<3>(7 * n + 6 * b + 3);
@@ -72,7 +72,10 @@ MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
   };
   MotionSample m;
   m.value = at(*d.value, t0) - d.offset;
-  const double h = 1e-3 * std::max(1.0, std::abs(t0));
+  // a fixed step, not one relative to t: the motion's time scale does not
+  // grow with the clock (1e-3 s keeps round-off of t +- h below 1e-9 up to
+  // |t| ~ 1e6 s)
+  const double h = 1e-3;
   if (d.rate) {
     m.rate = at(*d.rate, t0);
   } else {
@@ -83,15 +86,15 @@ MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
   if (d.acceleration) {
     m.acceleration = at(*d.acceleration, t0);
   } else if (d.rate) {
-    m.acceleration = (at(*d.rate, t0 - 2 * h) - 8 * at(*d.rate, t0 - h) +
-                      8 * at(*d.rate, t0 + h) - at(*d.rate, t0 + 2 * h)) /
+    m.acceleration = (at(*d.rate, t0 - 2 * h) - 8 * at(*d.rate, t0 - h) + 8 * at(*d.rate, t0 + h) -
+                      at(*d.rate, t0 + 2 * h)) /
                      (12 * h);
   } else {
     const double h2 = 4 * h;
-    m.acceleration = (-at(*d.value, t0 - 2 * h2) + 16 * at(*d.value, t0 - h2) -
-                      30 * at(*d.value, t0) + 16 * at(*d.value, t0 + h2) -
-                      at(*d.value, t0 + 2 * h2)) /
-                     (12 * h2 * h2);
+    m.acceleration =
+        (-at(*d.value, t0 - 2 * h2) + 16 * at(*d.value, t0 - h2) - 30 * at(*d.value, t0) +
+         16 * at(*d.value, t0 + h2) - at(*d.value, t0 + 2 * h2)) /
+        (12 * h2 * h2);
   }
   *time_slot = t0;
   return m;
@@ -139,8 +142,7 @@ void System::Impl::fill_lock_errors(int j) {
   if (count >= 3) {
     // all relative rotation fixed: error rotation E = A_f Rz(theta)^T A_b^T
     const Mat3 target =
-        g.driver_row >= 0 ? Mat3(axes_base * Eigen::AngleAxisd(driven, Vec3::UnitZ()))
-                          : axes_base;
+        g.driver_row >= 0 ? Mat3(axes_base * Eigen::AngleAxisd(driven, Vec3::UnitZ())) : axes_base;
     const Vec3 theta = vee_skew_part(axes_follower * target.transpose());
     for (std::size_t k = 0; k < count; ++k) {
       ConstraintRow& row = rows[static_cast<std::size_t>(g.rows[k])];
@@ -208,8 +210,8 @@ void System::Impl::solve_dynamics() {
   for (std::size_t r = 0; r < m; ++r) {
     if (dropped[r] == 0) continue;
     const double residual = std::abs(row_rate(static_cast<int>(r)) - rows[r].target);
-    if (residual > 1e-3 * row_speed_scale(static_cast<int>(r)) &&
-        residual > 1e3 * kept_residual && residual > 1e-10)
+    if (residual > 1e-3 * row_speed_scale(static_cast<int>(r)) && residual > 1e3 * kept_residual &&
+        residual > 1e-10)
       dropped_row_violated = true;
   }
 
@@ -221,8 +223,9 @@ void System::Impl::solve_dynamics() {
   }
   if (!ok) {
     if (redetecting)
-      throw SimulationError(t, "the constraint set is singular and no dependent rows could be "
-                               "isolated (a degenerate configuration?)");
+      throw SimulationError(t,
+                            "the constraint set is singular and no dependent rows could be "
+                            "isolated (a degenerate configuration?)");
     // the rank of D changed with the configuration: find the dependent rows again
     redetecting = true;
     const auto before = std::count(dropped.begin(), dropped.end(), char{1});
@@ -230,9 +233,10 @@ void System::Impl::solve_dynamics() {
     detect_redundancy();
     const auto after = std::count(dropped.begin(), dropped.end(), char{1});
     if (after != before)
-      warnings.push_back(fmt::format("t = {:.9g} s: the constraint rank changed ({} dependent "
-                                     "row(s) now, {} before)",
-                                     t, after, before));
+      warnings.push_back(
+          fmt::format("t = {:.9g} s: the constraint rank changed ({} dependent "
+                      "row(s) now, {} before)",
+                      t, after, before));
     // detect_redundancy recomputed the rows; rebuild the right-hand side
     solve_dynamics();
     redetecting = false;
@@ -259,8 +263,9 @@ void System::Impl::solve_dynamics() {
   }
   for (const Vec6& a : accelerations)
     if (!a.allFinite())
-      throw SimulationError(t, "accelerations are not finite (singular constraint set, or a "
-                               "force formula returned NaN/inf)");
+      throw SimulationError(t,
+                            "accelerations are not finite (singular constraint set, or a "
+                            "force formula returned NaN/inf)");
   if (!std::isfinite(power.applied) || !std::isfinite(power.dissipated))
     throw SimulationError(t, "a force element returned a non-finite value");
   dynamics_valid = true;
@@ -302,8 +307,7 @@ double System::Impl::row_rate(int row) const {
   const internal::RowBodies& rb = row_bodies[r];
   double du = 0.0;
   if (rb.base != kGround) du += rows[r].J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
-  if (rb.follower != kGround)
-    du += rows[r].J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
+  if (rb.follower != kGround) du += rows[r].J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
   return du;
 }
 
@@ -315,8 +319,11 @@ double System::Impl::joint_angle(int j) const {
   const Mat3 axes_follower = kinematics(joint.follower).R_WB * joint.frame_follower.axes;
   const double raw = std::atan2(axes_follower.col(0).dot(axes_base.col(1)),
                                 axes_follower.col(0).dot(axes_base.col(0)));
-  const double reference = angle_reference[static_cast<std::size_t>(j)];
-  return reference + wrap_to_pi(raw + joint.angle_offset - reference);
+  // unwrap around the angle expected from the last accepted one and its rate,
+  // so that a step may turn the joint by more than half a turn
+  const auto ji = static_cast<std::size_t>(j);
+  const double expected = angle_reference[ji] + angle_rate_reference[ji] * (t - reference_time);
+  return expected + wrap_to_pi(raw + joint.angle_offset - expected);
 }
 
 double System::Impl::joint_angle_rate(int j) const {

@@ -7,8 +7,8 @@
 #pragma once
 
 #include <deque>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +26,8 @@ inline constexpr int kAuxAppliedWork = 0;
 inline constexpr int kAuxDriverWork = 1;
 inline constexpr int kAuxDissipated = 2;
 inline constexpr int kAuxImpactLoss = 3;  // part of the dissipated energy lost in impacts
-inline constexpr int kAuxCount = 4;
+inline constexpr int kAuxSwitching = 4;   // part of it removed with switched elements
+inline constexpr int kAuxCount = 5;
 
 struct System::Impl {
   // One elementary constraint of a joint (or a driver attached to a joint).
@@ -134,7 +135,7 @@ struct System::Impl {
   void refresh_slots(const std::vector<Slot>& slots);
   MotionSample motion_sample(const DriverRuntime& d) const;
   void fill_lock_errors(int joint);
-  double joint_angle(int j) const;       // unwrapped, with offset
+  double joint_angle(int j) const;        // unwrapped, with offset
   double joint_translation(int j) const;  // with offset
   double joint_angle_rate(int j) const;
   double joint_translation_rate(int j) const;
@@ -144,7 +145,7 @@ struct System::Impl {
   double kinetic_energy() const;
   double potential_energy() const;
   double multiplier(int row) const;
-  double row_rate(int row) const;  // D_r u at the current state
+  double row_rate(int row) const;         // D_r u at the current state
   double row_speed_scale(int row) const;  // sum |D_r,i u_i| + |h_r|
   double member_restitution(int instance) const;
   std::vector<std::string> non_unique_components() const;
@@ -189,9 +190,9 @@ struct System::Impl {
   bool structure_dirty = true;
   int structure_version = 0;
   std::vector<RowInfo> row_info;
-  std::vector<int> instance_row;  // per instance: its first active row, or -1
-  std::vector<char> newly_active;  // per instance: closed since the last impact/assembly
-  std::vector<char> joint_newly_enabled;  // per joint: switched on since then
+  std::vector<int> instance_row;           // per instance: its first active row, or -1
+  std::vector<char> newly_active;          // per instance: closed since the last impact/assembly
+  std::vector<char> joint_newly_enabled;   // per joint: switched on since then
   std::vector<char> joint_enabled_before;  // joint switches at the last rebuild
   std::vector<internal::RowBodies> row_bodies;
   std::vector<ConstraintRow> rows;
@@ -225,8 +226,8 @@ struct System::Impl {
 
   // the last impact, for the impulse channels (values at that instant only)
   double last_impact_time = -std::numeric_limits<double>::infinity();
-  std::vector<int> impulse_offset;  // per instance: first entry in impulses
-  std::vector<double> impulses;     // per instance row, all instances
+  std::vector<int> impulse_offset;         // per instance: first entry in impulses
+  std::vector<double> impulses;            // per instance row, all instances
   std::vector<Vec3> joint_impulse_force;   // on the follower, world
   std::vector<Vec3> joint_impulse_moment;  // about the joint point, world
 
@@ -244,8 +245,10 @@ struct System::Impl {
   std::vector<std::function<double()>> channel_getters;
   std::unordered_map<std::string, int> channel_index;
 
-  // joint angles are unwrapped against the last accepted value
+  // joint angles are unwrapped against the last accepted value and rate
   std::vector<double> angle_reference;
+  std::vector<double> angle_rate_reference;
+  double reference_time = 0.0;
 };
 
 }  // namespace ictus

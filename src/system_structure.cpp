@@ -24,11 +24,20 @@ void System::Impl::rebuild_structure() {
     for (std::size_t i = 0; i < instances.size(); ++i) was_active[i] = instance_row[i] >= 0;
   // joints switched on since the last structure; latches close where they are
   joint_newly_enabled.resize(joints.size(), 0);
-  for (std::size_t j = 0; j < joints.size(); ++j)
+  for (std::size_t j = 0; j < joints.size(); ++j) {
+    bool closes = false;
     if (joint_enabled[j] != 0 && joint_enabled_before[j] == 0) {
       joint_newly_enabled[j] = 1;
-      if (joints[j].capture) capture_joint(static_cast<int>(j));
+      closes = true;
     }
+    // a member switched on again closes a latch just the same
+    if (joint_enabled[j] != 0)
+      for (const int i : joint_instances[j])
+        if (instances[static_cast<std::size_t>(i)].enabled != 0 &&
+            was_active[static_cast<std::size_t>(i)] == 0 && instance_row.size() == instances.size())
+          closes = true;
+    if (closes && joints[j].capture) capture_joint(static_cast<int>(j));
+  }
   row_info.clear();
   row_bodies.clear();
   instance_row.assign(instances.size(), -1);
@@ -101,7 +110,8 @@ void System::Impl::detect_redundancy() {
       const internal::RowBodies& kb = row_bodies[static_cast<std::size_t>(k)];
       const ConstraintRow& kr = rows[static_cast<std::size_t>(k)];
       double s = 0.0;
-      for (const auto& [body_r, j_r] : {std::pair{rb.base, &dr.J_base}, {rb.follower, &dr.J_follower}}) {
+      for (const auto& [body_r, j_r] :
+           {std::pair{rb.base, &dr.J_base}, {rb.follower, &dr.J_follower}}) {
         if (body_r == kGround) continue;
         const internal::InverseMass& w = inverse_mass[static_cast<std::size_t>(body_r)];
         if (kb.base == body_r) s += kr.J_base.dot(internal::apply_inverse_mass(w, *j_r));

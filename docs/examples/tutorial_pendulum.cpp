@@ -24,7 +24,7 @@ using namespace ictus;
 
 // --- 1. The pendulum of examples/pendulum.yaml, in C++ ---------------------------
 Model make_pendulum() {
-  const double L = 1.0;                     // rod length [m]
+  const double L = 1.0;                      // rod length [m]
   const double theta0 = 30.0 * kPi / 180.0;  // release angle [rad]
 
   Model model;
@@ -41,7 +41,8 @@ Model make_pendulum() {
   // geometry in world coordinates at the initial configuration
   JointPlacement pivot;
   pivot.origin_W = Vec3::Zero();
-  pivot.axes_W = frame_from_z(/*z = axis*/ Vec3(0.0, -1.0, 0.0), /*x = reference*/ Vec3(0.0, 0.0, -1.0));
+  pivot.axes_W =
+      frame_from_z(/*z = axis*/ Vec3(0.0, -1.0, 0.0), /*x = reference*/ Vec3(0.0, 0.0, -1.0));
   pivot.initial_angle = theta0;  // the value of pivot.angle in this configuration
   model.add_joint("pivot", "revolute", "ground", "bob", pivot);
 
@@ -63,8 +64,8 @@ Model make_pendulum() {
 // --- 2. A slider-crank with a driver, loads, springs and events ----------------
 Model make_slider_crank() {
   const double r = 0.1, l = 0.35, th0 = 30.0 * kPi / 180.0;
-  const Vec3 B(r * std::cos(th0), r * std::sin(th0), 0.0);                     // crank pin
-  const Vec3 C(B.x() + std::sqrt(l * l - B.y() * B.y()), 0.0, 0.0);            // wrist pin
+  const Vec3 B(r * std::cos(th0), r * std::sin(th0), 0.0);           // crank pin
+  const Vec3 C(B.x() + std::sqrt(l * l - B.y() * B.y()), 0.0, 0.0);  // wrist pin
 
   Model model;
   model.set_name("slider-crank (C++)");
@@ -239,8 +240,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> channels = select_channels(run.system(), {});  // defaults
     CsvWriter csv(out, channels);
     EventLogWriter log(out);
-    Summary summary({"cylinder.x", "motor.load", "gas_load.Fx", "return_spring.force",
-                     "energy.balance"});
+    Summary summary(
+        {"cylinder.x", "motor.load", "gas_load.Fx", "return_spring.force", "energy.balance"});
     run.add_observer(csv);
     run.add_observer(log);
     run.add_observer(summary);
@@ -268,10 +269,11 @@ int main(int argc, char** argv) {
       Recorder v({"body1.vx", "body2.vx", "body3.vx", "contact.face.impulse", "energy.impacts"});
       impact_run.add_observer(v);
       impact_run.run();
-      std::printf("\nthree bodies, k = %g: final velocities (%.6f, %.6f, %.6f) m/s, "
-                  "energy.impacts %.6f J\n",
-                  k, v.series("body1.vx").back(), v.series("body2.vx").back(),
-                  v.series("body3.vx").back(), v.series("energy.impacts").back());
+      std::printf(
+          "\nthree bodies, k = %g: final velocities (%.6f, %.6f, %.6f) m/s, "
+          "energy.impacts %.6f J\n",
+          k, v.series("body1.vx").back(), v.series("body2.vx").back(), v.series("body3.vx").back(),
+          v.series("energy.impacts").back());
       for (const EventRecord& e : impact_run.events())
         if (e.kind == "impact" || (e.kind == "switch" && e.name == "contact"))
           std::printf("  %.6f %s %s\n", e.t, e.kind.c_str(), e.detail.c_str());

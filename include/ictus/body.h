@@ -16,13 +16,13 @@ inline constexpr BodyIndex kGround = -1;
 /// tensor is expressed in B (it need not be diagonal).
 struct Body {
   std::string name;
-  double mass = 1.0;                 ///< [kg], > 0
-  Mat3 inertia = Mat3::Identity();   ///< J about the centre of mass, in B [kg m^2]; SPD
-  Vec3 position = Vec3::Zero();      ///< p_WB at t0 [m]
-  Quat orientation = Quat::Identity();  ///< q_WB at t0 (unit)
-  Vec3 velocity = Vec3::Zero();      ///< v_WB at t0 [m/s]
+  double mass = 1.0;                     ///< [kg], > 0
+  Mat3 inertia = Mat3::Identity();       ///< J about the centre of mass, in B [kg m^2]; SPD
+  Vec3 position = Vec3::Zero();          ///< p_WB at t0 [m]
+  Quat orientation = Quat::Identity();   ///< q_WB at t0 (unit)
+  Vec3 velocity = Vec3::Zero();          ///< v_WB at t0 [m/s]
   Vec3 angular_velocity = Vec3::Zero();  ///< w_WB expressed in W at t0 [rad/s]
-  SourceLocation where;              ///< where the body was written
+  SourceLocation where;                  ///< where the body was written
 
   /// Throws ModelError unless mass > 0, the inertia is symmetric positive
   /// definite and physically realisable (principal moments obey the triangle
@@ -33,11 +33,11 @@ struct Body {
 /// Position and velocity of one body, computed from the state vector.
 /// Derived quantities (R_WB, w_W) are cached because every constraint uses them.
 struct BodyKinematics {
-  Vec3 p_W = Vec3::Zero();     ///< centre of mass position
+  Vec3 p_W = Vec3::Zero();  ///< centre of mass position
   Mat3 R_WB = Mat3::Identity();
-  Vec3 v_W = Vec3::Zero();     ///< centre of mass velocity
-  Vec3 w_B = Vec3::Zero();     ///< angular velocity expressed in B
-  Vec3 w_W = Vec3::Zero();     ///< angular velocity expressed in W
+  Vec3 v_W = Vec3::Zero();  ///< centre of mass velocity
+  Vec3 w_B = Vec3::Zero();  ///< angular velocity expressed in B
+  Vec3 w_W = Vec3::Zero();  ///< angular velocity expressed in W
 
   /// World position of a point given in body coordinates.
   Vec3 point(const Vec3& p_B) const { return p_W + R_WB * p_B; }

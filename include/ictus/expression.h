@@ -48,9 +48,9 @@ struct Condition {
 struct ComparisonTerm {
   std::string lhs;
   std::string rhs;
-  bool greater = true;   ///< true for > and >=, false for < and <=
-  bool strict = true;    ///< true for > and <: at equality the term does not hold
-  int lhs_offset = 0;    ///< character offset of lhs in the condition text
+  bool greater = true;  ///< true for > and >=, false for < and <=
+  bool strict = true;   ///< true for > and <: at equality the term does not hold
+  int lhs_offset = 0;   ///< character offset of lhs in the condition text
   int rhs_offset = 0;
 };
 

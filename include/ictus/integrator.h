@@ -58,9 +58,9 @@ class Integrator {
 struct IntegratorOptions {
   double rtol = 1e-8;
   double atol = 1e-10;
-  double step = 1e-3;      ///< fixed step (rk4); dopri5 chooses its first step itself
-  double max_step = 0.0;   ///< 0: unlimited
-  double min_step = 1e-14; ///< relative to max(1, |t|): below this a step is an error
+  double step = 1e-3;       ///< fixed step (rk4); dopri5 chooses its first step itself
+  double max_step = 0.0;    ///< 0: unlimited
+  double min_step = 1e-14;  ///< relative to max(1, |t|): below this a step is an error
 };
 
 /// "dopri5" or "rk4". Throws std::invalid_argument for an unknown name.

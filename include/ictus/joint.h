@@ -60,10 +60,10 @@ struct Joint {
 
 /// Geometry of a joint given in world coordinates at the initial configuration.
 struct JointPlacement {
-  Vec3 origin_W = Vec3::Zero();  ///< joint point
+  Vec3 origin_W = Vec3::Zero();    ///< joint point
   Mat3 axes_W = Mat3::Identity();  ///< joint frame axes (z = joint axis)
-  double initial_angle = 0.0;     ///< value of the angle coordinate there [rad]
-  double initial_position = 0.0;  ///< value of the translation coordinate there [m]
+  double initial_angle = 0.0;      ///< value of the angle coordinate there [rad]
+  double initial_position = 0.0;   ///< value of the translation coordinate there [m]
 };
 
 /// Builds the frames of a joint between bodies placed at their initial poses.

@@ -26,7 +26,7 @@ struct Driver {
   std::string name;
   std::string joint;  ///< name of the driven joint
   Coordinate coordinate = Coordinate::kAngle;
-  Motion motion;      ///< joint coordinate [rad or m] as a function of t
+  Motion motion;  ///< joint coordinate [rad or m] as a function of t
   SourceLocation where;
 };
 
@@ -39,10 +39,10 @@ struct Action {
     kImpulse,  ///< apply an external impulse to a body (seed 000 eqs. 3-4, K pe)
   };
   Kind kind = Kind::kStop;
-  std::string target;  ///< element name (kEnable/kDisable) or body name (kImpulse)
+  std::string target;                   ///< element name (kEnable/kDisable) or body name (kImpulse)
   Vec3 linear_impulse = Vec3::Zero();   ///< kImpulse: [N s], world axes
   Vec3 angular_impulse = Vec3::Zero();  ///< kImpulse: [N m s], world axes
-  Vec3 point_B = Vec3::Zero();  ///< kImpulse: where the linear impulse acts, body frame
+  Vec3 point_B = Vec3::Zero();          ///< kImpulse: where the linear impulse acts, body frame
   SourceLocation where;
 };
 
@@ -62,16 +62,16 @@ struct IntegratorSettings {
   std::string name = "dopri5";  ///< "dopri5" (adaptive) or "rk4" (fixed step)
   double rtol = 1e-8;
   double atol = 1e-10;
-  double step = 1e-3;           ///< fixed step of rk4 (dopri5 chooses its own first step)
-  double max_step = 0.0;        ///< largest step of dopri5; 0: unlimited
+  double step = 1e-3;     ///< fixed step of rk4 (dopri5 chooses its own first step)
+  double max_step = 0.0;  ///< largest step of dopri5; 0: unlimited
   SourceLocation where;
 };
 
 /// Drift control of the constraints (seed 000 eqs. 6-7).
 struct StabilisationSettings {
-  double baumgarte_position = 100.0;  ///< beta_c [1/s^2] multiplying Delta
-  double baumgarte_velocity = 20.0;   ///< beta_k [1/s] multiplying Delta'
-  bool projection = false;  ///< project positions and velocities after each step
+  double baumgarte_position = 100.0;    ///< beta_c [1/s^2] multiplying Delta
+  double baumgarte_velocity = 20.0;     ///< beta_k [1/s] multiplying Delta'
+  bool projection = false;              ///< project positions and velocities after each step
   double projection_tolerance = 1e-10;  ///< position violation that triggers projection [m, rad]
 };
 
@@ -91,7 +91,7 @@ struct SimulationSettings {
   Closure closure = Closure::kImpulse;
   double start = 0.0;
   double until = 1.0;
-  double output_step = 0.01;  ///< spacing of the samples written to results.csv
+  double output_step = 0.01;           ///< spacing of the samples written to results.csv
   std::vector<OutputRequest> outputs;  ///< channels or patterns ("pivot.*"); empty: defaults
   IntegratorSettings integrator;
   StabilisationSettings stabilisation;
@@ -182,8 +182,7 @@ class Model {
   Model& operator=(Model&&) noexcept = default;
 
  private:
-  void claim_name(const std::string& name, const std::string& element,
-                  const SourceLocation& where);
+  void claim_name(const std::string& name, const std::string& element, const SourceLocation& where);
 
   std::string name_ = "model";
   std::vector<Body> bodies_;

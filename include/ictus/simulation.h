@@ -62,8 +62,12 @@ class Simulation final : public OdeSystem {
 
   /// Runs from settings().start to settings().until. Throws ModelError if the
   /// initial state cannot be assembled and SimulationError if the run fails
-  /// (observers have then received on_finish(t, false)).
+  /// (observers have then received on_finish(t, false)). A Simulation runs
+  /// once (std::logic_error on a second call): build a new one per run.
   RunStatistics run();
+  /// Only the start of a run: conditions at t0, assembly, and the switches
+  /// and impacts at t0 (what `ictus check` reports). No observers are told.
+  void prepare();
 
   /// State at the end of the run (or at the failure).
   double time() const { return t_; }
@@ -86,6 +90,9 @@ class Simulation final : public OdeSystem {
                      ActionPhase phase);
   /// Events whose condition decides something at the start of the run.
   std::vector<const EventState*> initial_events(double t, const VecX& y);
+  bool start(bool with_observers);
+  void settle_conditions(double t, const VecX& y);
+  void log_warnings();
 
   System system_;
   std::vector<Observer*> observers_;
@@ -96,6 +103,10 @@ class Simulation final : public OdeSystem {
   double t_ = 0.0;
   VecX y_;
   VecX work_;
+  VecX rate_;  // y' for the look-ahead of settle_conditions
+  VecX ahead_;
+  bool started_ = false;
+  std::size_t warnings_logged_ = 0;
   long output_index_ = 0;
   int impacts_ = 0;
   double last_sample_time_ = 0.0;

@@ -41,11 +41,11 @@ struct ChannelInfo {
 /// What `ictus check` reports about the current constraint structure.
 struct StructureReport {
   int bodies = 0;
-  int rows = 0;               ///< active elementary constraint rows
-  int independent_rows = 0;   ///< rank of D
-  int nonholonomic_rows = 0;  ///< lone rotation locks (velocity-level only)
-  int dof = 0;                ///< 6 * bodies - rank(D)
-  int gruebler_dof = 0;       ///< 6 * bodies - rows (Gruebler-Kutzbach count)
+  int rows = 0;                             ///< active elementary constraint rows
+  int independent_rows = 0;                 ///< rank of D
+  int nonholonomic_rows = 0;                ///< lone rotation locks (velocity-level only)
+  int dof = 0;                              ///< 6 * bodies - rank(D)
+  int gruebler_dof = 0;                     ///< 6 * bodies - rows (Gruebler-Kutzbach count)
   std::vector<std::string> redundant_rows;  ///< rows eliminated as dependent
   /// For each redundant row, the rows it depends on.
   std::vector<std::vector<std::string>> dependencies;
@@ -55,22 +55,22 @@ struct StructureReport {
   std::vector<std::string> non_unique_components;
   double condition_estimate = 1.0;  ///< max/min LDL^T pivot of S (seed 000)
   double max_position_violation = 0.0;
-  std::string worst_row;  ///< row with the largest position violation
+  std::string worst_row;     ///< row with the largest position violation
   long factor_nonzeros = 0;  ///< non-zeros of the Cholesky factor of S
 };
 
 /// Outcome of an impulsive velocity change.
 struct ImpulseResult {
-  std::vector<std::string> row_names;   ///< rows that received impulses
-  std::vector<double> impulses;         ///< per row [N s or N m s]
+  std::vector<std::string> row_names;     ///< rows that received impulses
+  std::vector<double> impulses;           ///< per row [N s or N m s]
   std::vector<std::string> closing_rows;  ///< rows that closed in this impact
-  std::vector<std::string> released;    ///< elements released after a non-plastic impact
+  std::vector<std::string> released;      ///< elements released after a non-plastic impact
   /// Joints whose impulses are not unique (dependent rows were eliminated;
   /// the post-impact velocities are unique all the same).
   std::vector<std::string> non_unique;
   double kinetic_before = 0.0;  ///< before the external impulses
   double kinetic_after = 0.0;
-  double external_work = 0.0;   ///< kinetic energy the external impulses brought [J]
+  double external_work = 0.0;       ///< kinetic energy the external impulses brought [J]
   double condition_estimate = 1.0;  ///< pivot spread of S for the impact rows
 };
 
@@ -138,9 +138,10 @@ class System {
   double position_violation(double t, const VecX& y);
   /// Largest velocity-level violation |D u - h|.
   double velocity_violation(double t, const VecX& y);
-  /// Books `energy` [J] as dissipated in the audit entries of y (impacts,
-  /// elements switched off).
-  void add_dissipated_energy(VecX& y, double energy) const;
+  /// Books `energy` [J], the potential energy that left with elements
+  /// switched off (negative: came with elements switched on), in the audit
+  /// entries of y: energy.switching, part of energy.dissipated.
+  void add_switching_energy(VecX& y, double energy) const;
   /// Makes the channel energy.balance zero at this state.
   void set_energy_reference(double t, const VecX& y);
 

@@ -10,8 +10,7 @@ std::string PointCoincidence::row_label(int k) const {
   return kLabels[k];
 }
 
-void PointCoincidence::evaluate(const ConstraintContext& ctx,
-                                std::span<ConstraintRow> rows) const {
+void PointCoincidence::evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const {
   const BodyKinematics& bi = ctx.base;
   const BodyKinematics& bj = ctx.follower;
   const Vec3 rho_i = bi.R_WB * point_base_;

@@ -28,8 +28,7 @@ void PointOnPlane::evaluate(const ConstraintContext& ctx, std::span<ConstraintRo
   const Vec3 v_p = bj.v_W + bj.w_W.cross(rho_j);
   const Vec3 v_rel = v_p - bi.v_W;
   const double quadratic = bi.w_W.cross(n).dot(v_rel - bi.w_W.cross(r_iP)) +
-                           n.dot(bj.w_W.cross(bj.w_W.cross(rho_j))) -
-                           n.dot(bi.w_W.cross(v_rel));
+                           n.dot(bj.w_W.cross(bj.w_W.cross(rho_j))) - n.dot(bi.w_W.cross(v_rel));
   const MotionSample m = driven_ ? ctx.motion : MotionSample{};
   row.gamma = m.acceleration - quadratic;
   row.target = m.rate;

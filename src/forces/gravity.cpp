@@ -5,7 +5,9 @@ namespace ictus {
 Gravity::Gravity(Vec3 g, SourceLocation where)
     : ForceElement("gravity", std::move(where)), g_(std::move(g)) {}
 
-std::unique_ptr<ForceElement> Gravity::clone() const { return std::make_unique<Gravity>(*this); }
+std::unique_ptr<ForceElement> Gravity::clone() const {
+  return std::make_unique<Gravity>(*this);
+}
 
 void Gravity::prepare(ForceBuildContext& ctx) {
   masses_.clear();

@@ -14,9 +14,9 @@ JointSpringDamper::JointSpringDamper(std::string name, std::string joint, Coordi
       p_(p) {
   if (!(p_.stiffness >= 0.0) || !(p_.damping >= 0.0) || !std::isfinite(p_.free_value) ||
       !std::isfinite(p_.preload))
-    throw ModelError(this->where(), element_label(),
-                     fmt::format("stiffness ({}) and damping ({}) must be >= 0", p_.stiffness,
-                                 p_.damping));
+    throw ModelError(
+        this->where(), element_label(),
+        fmt::format("stiffness ({}) and damping ({}) must be >= 0", p_.stiffness, p_.damping));
 }
 
 std::unique_ptr<ForceElement> JointSpringDamper::clone() const {

@@ -38,8 +38,8 @@ DormandPrince5::DormandPrince5(OdeSystem& ode, const IntegratorOptions& options)
 
 void DormandPrince5::reset(double t, const VecX& y) {
   const Eigen::Index n = y.size();
-  for (VecX* v : {&y_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &y_new_, &y_stage_, &error_,
-                  &r1_, &r2_, &r3_, &r4_, &r5_})
+  for (VecX* v : {&y_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &y_new_, &y_stage_, &error_, &r1_,
+                  &r2_, &r3_, &r4_, &r5_})
     v->resize(n);
   t_ = t;
   t_previous_ = t;
@@ -51,12 +51,18 @@ void DormandPrince5::reset(double t, const VecX& y) {
   r3_.setZero();
   r4_.setZero();
   r5_.setZero();
-  h_ = 0.0;  // chosen by initial_step at the next step
+  h_ = 0.0;  // chosen by initial_step at the next step...
+  // ...but after a restart (an event) no longer than the last accepted step:
+  // the initial guess knows nothing of what made the restart necessary
+  // (a rebound, a release) and could step over the next event
+  h_cap_ = h_last_;
   previous_error_ = 1e-4;
   rejected_last_ = false;
 }
 
-void DormandPrince5::adjust_state(const VecX& y) { y_ = y; }
+void DormandPrince5::adjust_state(const VecX& y) {
+  y_ = y;
+}
 
 double DormandPrince5::error_norm() const {
   // RMS of the error relative to atol + rtol * max(|y|, |y_new|)
@@ -102,7 +108,10 @@ double DormandPrince5::initial_step(double t_limit) {
 }
 
 void DormandPrince5::step(double t_limit) {
-  if (h_ <= 0.0) h_ = initial_step(t_limit);
+  if (h_ <= 0.0) {
+    h_ = initial_step(t_limit);
+    if (h_cap_ > 0.0) h_ = std::min(h_, h_cap_);
+  }
   for (;;) {
     double h = h_;
     if (options_.max_step > 0.0) h = std::min(h, options_.max_step);

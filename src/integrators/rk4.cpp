@@ -26,7 +26,9 @@ void RungeKutta4::reset(double t, const VecX& y) {
   ++stats_.evaluations;
 }
 
-void RungeKutta4::adjust_state(const VecX& y) { y_ = y; }
+void RungeKutta4::adjust_state(const VecX& y) {
+  y_ = y;
+}
 
 void RungeKutta4::step(double t_limit) {
   // the last step lands on t_limit. A remainder within rounding of a full

@@ -45,8 +45,7 @@ std::vector<int> resolve(const System& system, const std::vector<std::string>& n
 }
 
 double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -75,14 +74,15 @@ std::vector<std::string> select_channels(const System& system,
         add(j.name + ".x");
         add(j.name + ".v");
       }
-      for (const char* c : {"Fx", "Fy", "Fz", "Mx", "My", "Mz"}) add(fmt::format("{}.{}", j.name, c));
+      for (const char* c : {"Fx", "Fy", "Fz", "Mx", "My", "Mz"})
+        add(fmt::format("{}.{}", j.name, c));
     }
     for (const Driver& d : m.drivers()) add(d.name + ".load");
     for (const auto& f : m.forces())
       for (const std::string& c : all)
         if (c.rfind(f->name() + ".", 0) == 0) add(c);
-    for (const char* c : {"energy.kinetic", "energy.potential", "energy.work",
-                          "energy.dissipated", "energy.balance", "system.violation"})
+    for (const char* c : {"energy.kinetic", "energy.potential", "energy.work", "energy.dissipated",
+                          "energy.balance", "system.violation"})
       add(c);
     return out;
   }
@@ -141,8 +141,7 @@ void CsvWriter::on_start(System& system, double, double) {
   std::filesystem::remove(directory_ / "results.incomplete.csv");
   const std::filesystem::path tmp = directory_ / "results.csv.partial";
   file_ = std::fopen(tmp.c_str(), "w");
-  if (file_ == nullptr)
-    throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
+  if (file_ == nullptr) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
   buffer_.clear();
   buffer_.push_back('t');
   for (const std::string& n : names_) {
@@ -159,8 +158,8 @@ void CsvWriter::on_sample(double t, System& system) {
     const double v = system.channel_value(k);
     // never write a NaN as if it were a result
     if (!std::isfinite(v))
-      throw SimulationError(t, fmt::format("channel '{}' is not finite",
-                                           system.channel_info(k).name));
+      throw SimulationError(t,
+                            fmt::format("channel '{}' is not finite", system.channel_info(k).name));
     fmt::format_to(std::back_inserter(buffer_), ",{}", v);
   }
   buffer_ += '\n';
@@ -168,8 +167,7 @@ void CsvWriter::on_sample(double t, System& system) {
 }
 
 void CsvWriter::flush() {
-  if (file_ != nullptr && !buffer_.empty())
-    std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  if (file_ != nullptr && !buffer_.empty()) std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
   buffer_.clear();
 }
 
@@ -191,7 +189,9 @@ void CsvWriter::on_finish(double, bool completed) {
 EventLogWriter::EventLogWriter(std::filesystem::path directory)
     : directory_(std::move(directory)) {}
 
-void EventLogWriter::on_event(const EventRecord& record) { records_.push_back(record); }
+void EventLogWriter::on_event(const EventRecord& record) {
+  records_.push_back(record);
+}
 
 void EventLogWriter::on_finish(double t, bool completed) {
   std::filesystem::create_directories(directory_);
@@ -264,8 +264,8 @@ std::string Summary::table() const {
   std::string out = fmt::format("{:<{}}  {:>14}  {:>10}  {:>14}  {:>10}  {:>14}  {}\n", "channel",
                                 width, "min", "at t [s]", "max", "at t [s]", "final", "unit");
   for (const ChannelExtrema& e : extrema_)
-    out += fmt::format("{:<{}}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {}\n", e.name,
-                       width, e.min, e.t_min, e.max, e.t_max, e.final, e.unit);
+    out += fmt::format("{:<{}}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {}\n",
+                       e.name, width, e.min, e.t_min, e.max, e.t_max, e.final, e.unit);
   return out;
 }
 

@@ -41,9 +41,9 @@ std::string describe(const YAML::Node& node) {
 double read_number(const YAML::Node& node, const FileContext& ctx, const std::string& element,
                    const std::string& what) {
   if (!node.IsScalar() || node.Scalar().empty())
-    throw ModelError(ctx.at(node), element,
-                     fmt::format("'{}' must be a number or a formula, got {}", what,
-                                 describe(node)));
+    throw ModelError(
+        ctx.at(node), element,
+        fmt::format("'{}' must be a number or a formula, got {}", what, describe(node)));
   const std::string& text = node.Scalar();
   double value = 0.0;
   const char* begin = text.data();
@@ -117,7 +117,9 @@ MapReader::MapReader(const YAML::Node& node, const FileContext& ctx, std::string
   }
 }
 
-bool MapReader::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+bool MapReader::has(const std::string& key) const {
+  return static_cast<bool>(node_[key]);
+}
 
 YAML::Node MapReader::get(const std::string& key) {
   used_.push_back(key);

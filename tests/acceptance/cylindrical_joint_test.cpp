@@ -28,10 +28,10 @@ Vec3 vec(const test::RecordedRun& run, const std::string& prefix, std::size_t k,
 
 TEST(CylindricalJoint5A, SpinAndSlideOnAnInclinedAxis) {
   const Model model = load_model(test::source_path("examples/cylindrical_spin_5a.yaml"));
-  const test::RecordedRun run = test::run_and_record(
-      model, {"body.x", "body.y", "body.z", "body.vx", "body.vy", "body.vz", "body.qw",
-              "body.qx", "body.qy", "body.qz", "slide.Fx", "slide.Fy", "slide.Fz", "slide.Mx",
-              "slide.My", "slide.Mz"});
+  const test::RecordedRun run =
+      test::run_and_record(model, {"body.x", "body.y", "body.z", "body.vx", "body.vy", "body.vz",
+                                   "body.qw", "body.qx", "body.qy", "body.qz", "slide.Fx",
+                                   "slide.Fy", "slide.Fz", "slide.Mx", "slide.My", "slide.Mz"});
   const double alpha = std::acos(-1.0) / 6.0;
   const Vec3 e(std::cos(alpha), 0.0, std::sin(alpha));
   const Mat3 inertia = (Mat3() << 0.5, 0.02, -0.03, 0.02, 0.7, 0.05, -0.03, 0.05, 0.9).finished();
@@ -46,7 +46,8 @@ TEST(CylindricalJoint5A, SpinAndSlideOnAnInclinedAxis) {
     // rotation 3 t about e
     const Mat3 r_exact = Eigen::AngleAxisd(3.0 * t, e).toRotationMatrix();
     const Quat q(run["body.qw"][k], run["body.qx"][k], run["body.qy"][k], run["body.qz"][k]);
-    const double angle_error = Eigen::AngleAxisd(q.toRotationMatrix() * r_exact.transpose()).angle();
+    const double angle_error =
+        Eigen::AngleAxisd(q.toRotationMatrix() * r_exact.transpose()).angle();
     EXPECT_LT(angle_error, kTol);
     // reaction force constant; moment w0^2 e x (R I R^T e)
     EXPECT_LT((vec(run, "slide.F", k) - force_exact).norm(), kTol * force_exact.norm());
@@ -93,8 +94,8 @@ TEST(CylindricalJoint5B, PendulumOnACylindricalJoint) {
   // swing angle from the centre of mass (s, d sin phi, -d cos phi)
   const struct {
     double t, phi;
-  } kAngles[] = {{0.1, 0.893603717844}, {0.25, 0.382550219121}, {0.5, -0.725875883249},
-                 {1.0, 0.032405986480}};
+  } kAngles[] = {
+      {0.1, 0.893603717844}, {0.25, 0.382550219121}, {0.5, -0.725875883249}, {1.0, 0.032405986480}};
   for (const auto& [t, phi] : kAngles) {
     const std::size_t k = sample_at(run, t);
     EXPECT_NEAR(std::atan2(run["pendulum.y"][k], -run["pendulum.z"][k]), phi, kTol) << t;

@@ -27,8 +27,8 @@ TEST(FourBar, RedundantRowsAreFoundAndNamed) {
   // a planar loop is redundant out of its plane: translation along z and
   // rotations about x and y
   for (const std::string& row : rep.redundant_rows) {
-    const bool out_of_plane = row.ends_with(".point.z") || row.ends_with(".lock_x") ||
-                              row.ends_with(".lock_y");
+    const bool out_of_plane =
+        row.ends_with(".point.z") || row.ends_with(".lock_x") || row.ends_with(".lock_y");
     EXPECT_TRUE(out_of_plane) << row;
   }
   EXPECT_EQ(rep.non_unique_reactions.size(), 4u);
@@ -55,8 +55,8 @@ TEST(FourBar, NonRedundantVersionHasFullRank) {
 }
 
 TEST(FourBar, MotionEqualsTheNonRedundantLinkage) {
-  const std::vector<std::string> channels = {"A.angle", "coupler.x", "coupler.y", "rocker.x",
-                                             "rocker.y", "energy.total"};
+  const std::vector<std::string> channels = {"A.angle",  "coupler.x", "coupler.y",
+                                             "rocker.x", "rocker.y",  "energy.total"};
   const test::RecordedRun redundant = test::run_and_record(
       load_model(test::source_path("examples/four_bar_redundant.yaml")), channels);
   const test::RecordedRun reference = test::run_and_record(

@@ -55,13 +55,13 @@ void expect_vec(const Vec3& actual, const Vec3& expected, double tol, const std:
 // --- seed 000's worked example ------------------------------------------------
 
 TEST(SystemImpact, ThreeBodiesPlasticMatchesSeed000) {
-  const ImpactRun r = run_impact(load_model(test::source_path("examples/three_bodies.yaml")),
-                                 {"body1.vx", "body2.vx", "body3.vx", "link.point.x.impulse",
-                                  "contact.face.impulse", "energy.kinetic", "energy.impacts",
-                                  "energy.balance", "system.px"});
+  const ImpactRun r = run_impact(
+      load_model(test::source_path("examples/three_bodies.yaml")),
+      {"body1.vx", "body2.vx", "body3.vx", "link.point.x.impulse", "contact.face.impulse",
+       "energy.kinetic", "energy.impacts", "energy.balance", "system.px"});
   const auto& run = r.run;
   for (const char* b : {"body1.vx", "body2.vx", "body3.vx"})
-    EXPECT_NEAR(run[b][r.after], 1.0 / 3.0, kExact) << b;  // (v/3, v/3, v/3)
+    EXPECT_NEAR(run[b][r.after], 1.0 / 3.0, kExact) << b;                // (v/3, v/3, v/3)
   EXPECT_NEAR(run["link.point.x.impulse"][r.after], 1.0 / 3.0, kExact);  // m v / 3
   EXPECT_NEAR(run["contact.face.impulse"][r.after], 2.0 / 3.0, kExact);  // 2 m v / 3
   EXPECT_EQ(run["contact.face.impulse"][r.before], 0.0);                 // only at the impact
@@ -74,9 +74,9 @@ TEST(SystemImpact, ThreeBodiesPlasticMatchesSeed000) {
 
 TEST(SystemImpact, ThreeBodiesElasticMatchesSeed000) {
   const Model model = load_model(test::source_path("examples/three_bodies.yaml"), {{"k", "1"}});
-  const ImpactRun r = run_impact(model, {"body1.vx", "body2.vx", "body3.vx", "body3.x",
-                                         "body2.x", "link.point.x.impulse",
-                                         "contact.face.impulse", "energy.kinetic"});
+  const ImpactRun r =
+      run_impact(model, {"body1.vx", "body2.vx", "body3.vx", "body3.x", "body2.x",
+                         "link.point.x.impulse", "contact.face.impulse", "energy.kinetic"});
   const auto& run = r.run;
   EXPECT_NEAR(run["body1.vx"][r.after], 2.0 / 3.0, kExact);
   EXPECT_NEAR(run["body2.vx"][r.after], 2.0 / 3.0, kExact);
@@ -135,13 +135,34 @@ simulate: {until: 0.01, output_step: 0.01}
 
 // --- REPORT.md case 1 parts C and D: docking -------------------------------------
 
-const std::vector<std::string> kDockingChannels = {
-    "chaser.vx",  "chaser.vy",  "chaser.vz",  "chaser.wx",  "chaser.wy",  "chaser.wz",
-    "target.vx",  "target.vy",  "target.vz",  "target.wx",  "target.wy",  "target.wz",
-    "latch.impulse_Fx", "latch.impulse_Fy", "latch.impulse_Fz", "latch.impulse_Mx",
-    "latch.impulse_My", "latch.impulse_Mz", "latch_to_ground.impulse_Fx",
-    "latch_to_ground.impulse_Fy", "latch_to_ground.impulse_Fz", "system.px", "system.py",
-    "system.pz", "system.Lx", "system.Ly", "system.Lz", "energy.kinetic"};
+const std::vector<std::string> kDockingChannels = {"chaser.vx",
+                                                   "chaser.vy",
+                                                   "chaser.vz",
+                                                   "chaser.wx",
+                                                   "chaser.wy",
+                                                   "chaser.wz",
+                                                   "target.vx",
+                                                   "target.vy",
+                                                   "target.vz",
+                                                   "target.wx",
+                                                   "target.wy",
+                                                   "target.wz",
+                                                   "latch.impulse_Fx",
+                                                   "latch.impulse_Fy",
+                                                   "latch.impulse_Fz",
+                                                   "latch.impulse_Mx",
+                                                   "latch.impulse_My",
+                                                   "latch.impulse_Mz",
+                                                   "latch_to_ground.impulse_Fx",
+                                                   "latch_to_ground.impulse_Fy",
+                                                   "latch_to_ground.impulse_Fz",
+                                                   "system.px",
+                                                   "system.py",
+                                                   "system.pz",
+                                                   "system.Lx",
+                                                   "system.Ly",
+                                                   "system.Lz",
+                                                   "energy.kinetic"};
 
 TEST(SystemImpact, DockingPairPlasticMatchesTheMergedBody) {
   const ImpactRun r =
@@ -153,18 +174,18 @@ TEST(SystemImpact, DockingPairPlasticMatchesTheMergedBody) {
   expect_vec(vec(run, "chaser.v", k),
              {0.3, -98662031.0 / 1843030950.0, 628853603.0 / 18430309500.0}, kExact, "vA+");
   expect_vec(vec(run, "chaser.w", k), w, kExact, "wA+");
-  expect_vec(vec(run, "target.v", k),
-             {0.3, 13020967.0 / 2457374600.0, 108358777.0 / 12286873000.0}, kExact, "vB+");
+  expect_vec(vec(run, "target.v", k), {0.3, 13020967.0 / 2457374600.0, 108358777.0 / 12286873000.0},
+             kExact, "vB+");
   expect_vec(vec(run, "target.w", k), w, kExact, "wB+");
   // the impulse on the chaser: force part and moment part about P
   expect_vec(vec(run, "latch.impulse_F", k), {-240.0, -4.2389848092, -7.0552549538}, 1e-11,
              "force impulse (10 digits printed)");
-  expect_vec(vec(run, "latch.impulse_M", k), {-3.4050505492, -36.925676354, -38.482109218},
-             1e-10, "moment impulse (10 digits printed)");
+  expect_vec(vec(run, "latch.impulse_M", k), {-3.4050505492, -36.925676354, -38.482109218}, 1e-10,
+             "moment impulse (10 digits printed)");
   EXPECT_NEAR(run["energy.kinetic"][r.before], 153.6443055556, 1e-10);
   EXPECT_NEAR(run["energy.kinetic"][k], 92.70327251287, 1e-10);
-  for (const char* c : {"system.px", "system.py", "system.pz", "system.Lx", "system.Ly",
-                        "system.Lz"})
+  for (const char* c :
+       {"system.px", "system.py", "system.pz", "system.Lx", "system.Ly", "system.Lz"})
     EXPECT_NEAR(run[c][k], run[c][r.before], kExact * std::abs(run[c][r.before]) + 1e-13) << c;
 }
 
@@ -178,17 +199,16 @@ TEST(SystemImpact, DockingPairElasticReversesTheRelativeVelocity) {
   expect_vec(vec(run, "chaser.w", k), {0.004203552848638, 0.03512062087183, -0.009800845992304},
              1e-12, "wA+");
   expect_vec(vec(run, "target.v", k), {0.6, 0.01059746202309, 0.01763813738451}, 1e-12, "vB+");
-  expect_vec(vec(run, "target.w", k), {0.02420355284864, 0.01012062087183, 0.02353248734103},
-             1e-12, "wB+");
+  expect_vec(vec(run, "target.w", k), {0.02420355284864, 0.01012062087183, 0.02353248734103}, 1e-12,
+             "wB+");
   EXPECT_NEAR(run["energy.kinetic"][k], run["energy.kinetic"][r.before], 1e-12 * 153.6);
 }
 
 TEST(SystemImpact, DockingIntoTheGroundStopsOrReversesTheChaser) {
   for (const char* k : {"0", "1"}) {
-    const ImpactRun r = run_impact(
-        load_model(test::source_path("examples/docking_pair.yaml"),
-                   {{"k", k}, {"dock_to_ground", "1"}}),
-        kDockingChannels);
+    const ImpactRun r = run_impact(load_model(test::source_path("examples/docking_pair.yaml"),
+                                              {{"k", k}, {"dock_to_ground", "1"}}),
+                                   kDockingChannels);
     const auto& run = r.run;
     const double sign = std::string(k) == "0" ? 0.0 : -1.0;
     // relative to the approach velocity (the plastic result is zero)
@@ -206,17 +226,17 @@ TEST(SystemImpact, DockingIntoTheGroundStopsOrReversesTheChaser) {
 
 TEST(SystemImpact, DockingToAStationConservesMomentumAndLosesTheRelativeEnergy) {
   const Model model = load_model(test::source_path("examples/docking.yaml"));
-  std::vector<std::string> channels = {"system.px", "system.py", "system.pz", "system.Lx",
-                                       "system.Ly", "system.Lz", "energy.kinetic",
-                                       "energy.impacts"};
+  std::vector<std::string> channels = {"system.px",      "system.py",     "system.pz",
+                                       "system.Lx",      "system.Ly",     "system.Lz",
+                                       "energy.kinetic", "energy.impacts"};
   const char* bodies[] = {"core", "wing_left", "wing_right", "ship"};
   for (const char* b : bodies)
     for (const char* c : {"vx", "vy", "vz", "wx_B", "wy_B", "wz_B"})
       channels.push_back(std::string(b) + "." + c);
   const ImpactRun r = run_impact(model, channels);
   const auto& run = r.run;
-  for (const char* c : {"system.px", "system.py", "system.pz", "system.Lx", "system.Ly",
-                        "system.Lz"})
+  for (const char* c :
+       {"system.px", "system.py", "system.pz", "system.Lx", "system.Ly", "system.Lz"})
     EXPECT_NEAR(run[c][r.after], run[c][r.before], 1e-10 * std::abs(run[c][r.before])) << c;
   // a plastic impact removes exactly the kinetic energy of the velocity jump,
   // KE1 - KE2 = (u1 - u2)^T M (u1 - u2) / 2 (Carnot)
@@ -258,8 +278,7 @@ simulate: {{until: 0.2, output_step: 0.1}}
 )",
                                                 at),
                                     "rod.yaml");
-    const ImpactRun r =
-        run_impact(model, {"hinge.impulse_Fx", "hinge.impulse_Fz", "hinge.omega"});
+    const ImpactRun r = run_impact(model, {"hinge.impulse_Fx", "hinge.impulse_Fz", "hinge.omega"});
     const double expected = 5.0 * (3.0 * at / (2.0 * 1.2) - 1.0);  // on the rod
     EXPECT_NEAR(r.run["hinge.impulse_Fx"][r.after], expected, 1e-12) << at;
     EXPECT_NEAR(r.run["hinge.impulse_Fz"][r.after], 0.0, 1e-12) << at;

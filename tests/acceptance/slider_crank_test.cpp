@@ -68,10 +68,10 @@ TEST(SliderCrank, StaticReactionsMatchTheHandCalculation) {
   const double bx = kR * std::cos(kTh0), by = kR * std::sin(kTh0);
   const double cx = bx + std::sqrt(kL * kL - by * by);
   const double ux = (cx - bx) / kL, uy = -by / kL;
-  const double q = kP / ux;            // piston: -P + Q u_x = 0
-  const double normal = -q * uy;       // guide force on the piston, y
+  const double q = kP / ux;                       // piston: -P + Q u_x = 0
+  const double normal = -q * uy;                  // guide force on the piston, y
   const double torque = q * (bx * uy - by * ux);  // crank: T + B x (-Q u) = 0
-  constexpr double kTol = 1e-9;        // relative; a static solve is exact up to round-off
+  constexpr double kTol = 1e-9;  // relative; a static solve is exact up to round-off
   for (std::size_t k = 0; k < run.t.size(); ++k) {
     EXPECT_NEAR(run["cylinder.x"][k], cx, 1e-12);
     EXPECT_NEAR(run["motor.load"][k], torque, kTol * std::abs(torque));

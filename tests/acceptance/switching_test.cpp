@@ -74,12 +74,10 @@ TEST(Switching, TwoWaySwitchingKeepsThePistonOffTheWall) {
   const struct {
     double t, v;
     const char* kind;
-  } kCrossings[] = {{2.56359741257601, 0.974047526, "switch off"},
-                    {2.625438977, -0.974047526, "switch on"},
-                    {3.010082661, 1.303123565, "switch off"},
-                    {3.092304620, -1.303123565, "switch on"},
-                    {3.352685526, 1.448528105, "switch off"},
-                    {3.443782960, -1.448528105, "switch on"}};
+  } kCrossings[] = {
+      {2.56359741257601, 0.974047526, "switch off"}, {2.625438977, -0.974047526, "switch on"},
+      {3.010082661, 1.303123565, "switch off"},      {3.092304620, -1.303123565, "switch on"},
+      {3.352685526, 1.448528105, "switch off"},      {3.443782960, -1.448528105, "switch on"}};
   std::vector<double> times;
   for (const EventRecord& r : simulation.events())
     if (r.kind == "switch" && r.name == "push") times.push_back(r.t);

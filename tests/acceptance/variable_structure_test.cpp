@@ -11,8 +11,7 @@
 namespace ictus {
 namespace {
 
-std::vector<std::pair<double, std::string>> structure_changes(
-    const std::vector<EventRecord>& log) {
+std::vector<std::pair<double, std::string>> structure_changes(const std::vector<EventRecord>& log) {
   std::vector<std::pair<double, std::string>> out;
   for (const EventRecord& r : log)
     if (r.kind == "structure") out.emplace_back(r.t, r.detail);
@@ -74,9 +73,8 @@ TEST(VariableStructure, EngineVelocitiesFollowFromTheCrankSpeed) {
 
 TEST(VariableStructure, EngineCoastsWithTheConstraintsHeld) {
   const Model model = load_model(test::source_path("examples/engine_v8.yaml"));
-  const test::RecordedRun run =
-      test::run_and_record(model, {"system.violation", "main_bearing.angle", "energy.balance",
-                                   "energy.kinetic"});
+  const test::RecordedRun run = test::run_and_record(
+      model, {"system.violation", "main_bearing.angle", "energy.balance", "energy.kinetic"});
   EXPECT_GT(run["main_bearing.angle"].back() - run["main_bearing.angle"].front(), 6.0 * 3.14);
   EXPECT_LT(run.max_abs("system.violation"), 1e-8);
   EXPECT_LT(run.max_abs("energy.balance"), 1e-8 * run.max_abs("energy.kinetic"));
@@ -163,7 +161,8 @@ joints:
   hinge_left: {type: revolute, between: [ground, left], at: [0, 0, 0], axis: [0, 0, 1]}
   hinge_right: {type: revolute, between: [ground, right], at: [2, 0, 0], axis: [0, 0, 1]}
   latch:
-    type: )" + latch_type + R"(
+    type: )" +
+         latch_type + R"(
     between: [left, right]
     at: [1, 0.5, 0]
     axis: [0, 0, 1]

@@ -21,7 +21,9 @@ const std::vector<double>& RecordedRun::operator[](const std::string& channel) c
   throw std::out_of_range(fmt::format("channel '{}' was not recorded", channel));
 }
 
-double RecordedRun::final(const std::string& channel) const { return (*this)[channel].back(); }
+double RecordedRun::final(const std::string& channel) const {
+  return (*this)[channel].back();
+}
 
 double RecordedRun::max_abs(const std::string& channel) const {
   double m = 0.0;

@@ -17,10 +17,11 @@ namespace ictus {
 class PointOnPlane final : public ElementaryConstraint {
  public:
   /// `normal_base` must be a unit vector; all vectors in body coordinates.
-  PointOnPlane(Vec3 plane_point_base, Vec3 normal_base, Vec3 point_follower,
-               bool driven = false);
+  PointOnPlane(Vec3 plane_point_base, Vec3 normal_base, Vec3 point_follower, bool driven = false);
 
-  std::string_view kind() const override { return driven_ ? "translation_driver" : "point_on_plane"; }
+  std::string_view kind() const override {
+    return driven_ ? "translation_driver" : "point_on_plane";
+  }
   int row_count() const override { return 1; }
   bool driven() const override { return driven_; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;

@@ -25,8 +25,9 @@ class DormandPrince5 final : public Integrator {
 
   OdeSystem& ode_;
   IntegratorOptions options_;
-  double h_ = 0.0;             // next trial step
-  double h_last_ = 0.0;        // last accepted step
+  double h_ = 0.0;       // next trial step
+  double h_last_ = 0.0;  // last accepted step
+  double h_cap_ = 0.0;   // largest first step after a restart
   double previous_error_ = 1e-4;
   bool rejected_last_ = false;
   VecX k1_, k2_, k3_, k4_, k5_, k6_, k7_, y_new_, y_stage_, error_;
