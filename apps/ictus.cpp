@@ -79,8 +79,8 @@ int command_check(const CommonOptions& opt) {
   ictus::VecX y = simulation.state();
   for (const ictus::EventRecord& r : simulation.events()) {
     if (r.kind == "warning") fmt::print("warning: {}\n", r.detail);
-    if (r.kind == "switch" || r.kind == "impact")
-      fmt::print("at t0: {} {}: {}\n", r.kind, r.name, r.detail);
+    if (r.kind == "switch") fmt::print("at t0: {} {}\n", r.name, r.detail);
+    if (r.kind == "impact") fmt::print("at t0: impact: {}\n", r.detail);
   }
   const ictus::StructureReport rep = system.structure_report(t0, y);
   print_structure(system, rep);

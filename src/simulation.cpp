@@ -92,11 +92,12 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
                                ActionPhase phase) {
   // before the initial assembly only what removes constraints or touches
   // forces is applied; constraints that close are impacts, even at t0
+  // (after the assembly everything decided on the assembled state applies;
+  // what was applied before is then already in place and changes nothing)
   auto applies_now = [&](const Action& a) {
-    if (phase == ActionPhase::kAll) return true;
-    const bool early = a.kind == Action::Kind::kDisable ||
-                       (a.kind == Action::Kind::kEnable && !system_.switch_is_structural(a.target));
-    return phase == ActionPhase::kBeforeAssembly ? early : !early;
+    if (phase != ActionPhase::kBeforeAssembly) return true;
+    return a.kind == Action::Kind::kDisable ||
+           (a.kind == Action::Kind::kEnable && !system_.switch_is_structural(a.target));
   };
   const bool logging = phase != ActionPhase::kBeforeAssembly;
   double energy_before = 0.0;
@@ -264,6 +265,10 @@ bool Simulation::start(bool with_observers) {
     if (with_observers) sample(t_, y_);  // after what happened at the start
     if (stop) record({t_, "stop", "", "stopped by an event"});
   }
+  // switches decided on the state as written are logged even if the
+  // assembled state no longer fires their event
+  for (EventRecord& r : pending_) record(std::move(r));
+  pending_.clear();
   // what was decided at t0 is the starting side of every condition: one that
   // does not hold yet but does a moment later crosses right after t0
   for (EventState& e : events_) {
@@ -370,7 +375,7 @@ RunStatistics Simulation::run() {
           }
           if (firing.empty()) break;
           stop = apply_actions(t_event, y_event, firing, ActionPhase::kAll);
-          ++stats.events;
+          stats.events += static_cast<int>(firing.size());
           // the fired conditions now hold (do not hold); the others keep
           // their value before the actions, so that a jump is seen as a crossing
           for (const EventState* e : firing) {

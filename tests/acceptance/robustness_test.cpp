@@ -310,3 +310,28 @@ simulate: {until: 1, output_step: 0.1, integrator: rk4, step: 0.1}
 
 }  // namespace
 }  // namespace ictus
+
+namespace ictus {
+namespace {
+
+// A condition that holds only once the state is assembled (the weld stops the
+// body written with 1 m/s) still applies its switch-off at the start.
+TEST(Robustness, SwitchOffDecidedOnTheAssembledStateIsApplied) {
+  const Model model = parse_model(R"yaml(
+bodies:
+  b: {mass: 1, inertia: [1, 1, 1], velocity: [1, 0, 0]}
+joints:
+  weld: {type: fixed, between: [ground, b], at: [0, 0, 0]}
+forces:
+  push: {type: force, on: b, direction: [1, 0, 0], value: 5, until: b.vx < 0.5}
+simulate: {until: 1, output_step: 0.5}
+)yaml",
+                                  "t0.yaml");
+  const test::RecordedRun run = test::run_and_record(model, {"push.Fx", "weld.Fx"});
+  EXPECT_EQ(run.final("push.Fx"), 0.0);
+  EXPECT_EQ(run.final("weld.Fx"), 0.0);
+  EXPECT_TRUE(logged(run.events, "switch", "push"));
+}
+
+}  // namespace
+}  // namespace ictus
