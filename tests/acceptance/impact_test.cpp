@@ -177,11 +177,20 @@ TEST(SystemImpact, DockingPairPlasticMatchesTheMergedBody) {
   expect_vec(vec(run, "target.v", k), {0.3, 13020967.0 / 2457374600.0, 108358777.0 / 12286873000.0},
              kExact, "vB+");
   expect_vec(vec(run, "target.w", k), w, kExact, "wB+");
-  // the impulse on the chaser: force part and moment part about P
-  expect_vec(vec(run, "latch.impulse_F", k), {-240.0, -4.2389848092, -7.0552549538}, 1e-11,
-             "force impulse (10 digits printed)");
-  expect_vec(vec(run, "latch.impulse_M", k), {-3.4050505492, -36.925676354, -38.482109218}, 1e-10,
-             "moment impulse (10 digits printed)");
+  // the impulse on the chaser, exact from its exact velocity jump:
+  // force F = m_A dv_A; moment about P: H_P = J_A dw_A - (P - r_A) x F
+  const Vec3 dv =
+      Vec3(0.3, -98662031.0 / 1843030950.0, 628853603.0 / 18430309500.0) - Vec3(0.5, -0.05, 0.04);
+  const Vec3 dw = w - Vec3(0.02, -0.025, 1.0 / 30.0);
+  const Mat3 j_a = (Mat3() << 900, 50, -30, 50, 1100, 20, -30, 20, 1300).finished();
+  const Vec3 force = 1200.0 * dv;
+  const Vec3 moment = j_a * dw - (Vec3(0, 0.1, -0.2) - Vec3(-3, 0, 0)).cross(force);
+  expect_vec(vec(run, "latch.impulse_F", k), force, kExact, "force impulse");
+  expect_vec(vec(run, "latch.impulse_M", k), moment, kExact, "moment impulse");
+  // ... which are the values printed in REPORT.md (10 digits)
+  expect_vec(force, {-240.0, -4.2389848092, -7.0552549538}, 1e-11, "printed force impulse");
+  expect_vec(moment, {-3.4050505492, -36.925676354, -38.482109218}, 1e-10,
+             "printed moment impulse");
   EXPECT_NEAR(run["energy.kinetic"][r.before], 153.6443055556, 1e-10);
   EXPECT_NEAR(run["energy.kinetic"][k], 92.70327251287, 1e-10);
   for (const char* c :
@@ -194,13 +203,24 @@ TEST(SystemImpact, DockingPairElasticReversesTheRelativeVelocity) {
       load_model(test::source_path("examples/docking_pair.yaml"), {{"k", "1"}}), kDockingChannels);
   const auto& run = r.run;
   const std::size_t k = r.after;
+  // with one k the jump is (1 + k) times the plastic one (REPORT.md case 1,
+  // part A); exact values from the plastic rationals
+  const Vec3 va(0.5, -0.05, 0.04), wa(0.02, -0.025, 1.0 / 30.0);
+  const Vec3 va_plastic(0.3, -98662031.0 / 1843030950.0, 628853603.0 / 18430309500.0);
+  const Vec3 vb_plastic(0.3, 13020967.0 / 2457374600.0, 108358777.0 / 12286873000.0);
+  const Vec3 w_plastic(14869299.0 / 1228687300.0, 7461047.0 / 1474424760.0,
+                       17348441.0 / 1474424760.0);
+  expect_vec(vec(run, "chaser.v", k), va + 2.0 * (va_plastic - va), kExact, "vA+");
+  expect_vec(vec(run, "chaser.w", k), wa + 2.0 * (w_plastic - wa), kExact, "wA+");
+  expect_vec(vec(run, "target.v", k), 2.0 * vb_plastic, kExact, "vB+");
+  expect_vec(vec(run, "target.w", k), 2.0 * w_plastic, kExact, "wB+");
+  expect_vec(vec(run, "latch.impulse_F", k), 1200.0 * 2.0 * (va_plastic - va), kExact,
+             "force impulse");
+  // the values printed in REPORT.md (13 digits)
   expect_vec(vec(run, "chaser.v", k), {0.1, -0.05706497468206, 0.02824124174366}, 1e-12,
-             "vA+ (13 digits printed)");
-  expect_vec(vec(run, "chaser.w", k), {0.004203552848638, 0.03512062087183, -0.009800845992304},
-             1e-12, "wA+");
-  expect_vec(vec(run, "target.v", k), {0.6, 0.01059746202309, 0.01763813738451}, 1e-12, "vB+");
+             "printed vA+");
   expect_vec(vec(run, "target.w", k), {0.02420355284864, 0.01012062087183, 0.02353248734103}, 1e-12,
-             "wB+");
+             "printed wB+");
   EXPECT_NEAR(run["energy.kinetic"][k], run["energy.kinetic"][r.before], 1e-12 * 153.6);
 }
 
