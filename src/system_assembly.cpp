@@ -22,18 +22,19 @@ namespace {
 
 constexpr int kMaxNewtonIterations = 60;
 
-// Adds M^-1 D^T p to the velocity block of y (or to a displacement).
+// Adds M^-1 D^T p to a 6-per-body block: the velocities u of a state, or a
+// Newton displacement [dp_W; dtheta_B].
 void add_correction(std::span<const ConstraintRow> rows, std::span<const internal::RowBodies> rb,
                     const VecX& p, std::span<const internal::InverseMass> inverse_mass,
-                    std::span<const char> dropped, std::vector<Vec6>& delta) {
+                    std::span<const char> dropped, Eigen::Ref<VecX> u) {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     if (dropped[r] != 0) continue;
     const double pr = p(static_cast<Eigen::Index>(r));
     if (rb[r].base != kGround)
-      delta[static_cast<std::size_t>(rb[r].base)] += internal::apply_inverse_mass(
+      u.segment<6>(6 * rb[r].base) += internal::apply_inverse_mass(
           inverse_mass[static_cast<std::size_t>(rb[r].base)], pr * rows[r].J_base);
     if (rb[r].follower != kGround)
-      delta[static_cast<std::size_t>(rb[r].follower)] += internal::apply_inverse_mass(
+      u.segment<6>(6 * rb[r].follower) += internal::apply_inverse_mass(
           inverse_mass[static_cast<std::size_t>(rb[r].follower)], pr * rows[r].J_follower);
   }
 }
@@ -80,7 +81,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
     scale = std::max(scale, state.segment<3>(7 * b).cwiseAbs().maxCoeff());
   const double tolerance = 1e-12 * scale;
   // work buffers of the structure: projection during a run must not allocate
-  std::vector<Vec6>& delta = correction_buffer;
+  VecX& delta = displacement_buffer;
   VecX& p = newton_buffer;
   VecX& start = state_buffer;
   compute_kinematics(time, state);
@@ -95,7 +96,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
     solver.assemble(rows, inverse_mass, dropped);
     if (!solver.factorize()) break;
     solver.solve_in_place(p);
-    std::fill(delta.begin(), delta.end(), Vec6::Zero());
+    delta.setZero();
     add_correction(rows, row_bodies, p, inverse_mass, dropped, delta);
     // halve the step while it does not reduce the violation
     start = state;
@@ -103,7 +104,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
     for (int halving = 0; halving < 12; ++halving) {
       state = start;
       for (int b = 0; b < n; ++b) {
-        const Vec6& d = delta[static_cast<std::size_t>(b)];
+        const Vec6 d = delta.segment<6>(6 * b);
         state.segment<3>(7 * b) += step * d.head<3>();
         Quat q(state(7 * b + 3), state(7 * b + 4), state(7 * b + 5), state(7 * b + 6));
         q = (q * quat_exp(step * d.tail<3>())).normalized();  // d.tail is a body-frame rotation
@@ -142,15 +143,12 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
     throw SimulationError(time, what);
   }
   // dependent rows must be satisfied by the motion of the others
-  std::size_t d = 0;  // index of the next dropped row in `dependencies`
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (dropped[r] == 0) continue;
-    const std::size_t dropped_index = d++;
+  for (const auto& mode : self_stress) {
+    const auto r = static_cast<std::size_t>(mode.front().first);  // the dependent row
     if (!rows[r].has_position_error) continue;
     if (std::abs(rows[r].position_error) > 1e-8 * scale) {
       std::vector<std::string> names;
-      if (dropped_index < dependencies.size())
-        for (const int k : dependencies[dropped_index]) names.push_back(row_name(k));
+      for (std::size_t k = 1; k < mode.size(); ++k) names.push_back(row_name(mode[k].first));
       const std::string what = fmt::format(
           "inconsistent constraint set: row '{}' depends on rows {} and is violated by {:.3g} "
           "when they hold; no configuration satisfies all of them, remove or correct one of "
@@ -199,9 +197,7 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
     p(static_cast<Eigen::Index>(r)) =
         drop[r] != 0 ? 0.0 : all_rows[r].target - row_times_u(all_rows[r], all_bodies[r], state, n);
   s.solve_in_place(p);
-  std::vector<Vec6> delta(static_cast<std::size_t>(n), Vec6::Zero());
-  add_correction(all_rows, all_bodies, p, inverse_mass, drop, delta);
-  for (int b = 0; b < n; ++b) state.segment<6>(7 * n + 6 * b) += delta[static_cast<std::size_t>(b)];
+  add_correction(all_rows, all_bodies, p, inverse_mass, drop, state.segment(7 * n, 6 * n));
 
   double scale = 1.0;
   for (std::size_t r = 0; r < m; ++r) scale = std::max(scale, std::abs(all_rows[r].target));
@@ -335,10 +331,7 @@ void System::Impl::project_velocities(double time, VecX& state) {
   solver.assemble(rows, inverse_mass, dropped);
   if (!solver.factorize()) throw SimulationError(time, "singular constraint set in projection");
   solver.solve_in_place(p);
-  std::fill(correction_buffer.begin(), correction_buffer.end(), Vec6::Zero());
-  add_correction(rows, row_bodies, p, inverse_mass, dropped, correction_buffer);
-  for (int b = 0; b < n; ++b)
-    state.segment<6>(7 * n + 6 * b) += correction_buffer[static_cast<std::size_t>(b)];
+  add_correction(rows, row_bodies, p, inverse_mass, dropped, state.segment(7 * n, 6 * n));
   compute_kinematics(time, state);
 }
 
@@ -429,10 +422,7 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     throw SimulationError(time, "the constraint set of the impact is singular");
   solver.solve_in_place(p);
   result.condition_estimate = solver.pivot_spread(excluded);
-  std::fill(correction_buffer.begin(), correction_buffer.end(), Vec6::Zero());
-  add_correction(rows, row_bodies, p, inverse_mass, excluded, correction_buffer);
-  for (int b = 0; b < n; ++b)
-    state.segment<6>(7 * n + 6 * b) += correction_buffer[static_cast<std::size_t>(b)];
+  add_correction(rows, row_bodies, p, inverse_mass, excluded, state.segment(7 * n, 6 * n));
   compute_kinematics(time, state);
 
   // every row, the eliminated dependent ones included, must now hold
@@ -465,8 +455,8 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
       result.impulses.push_back(impulse);
     }
   }
-  for (const std::vector<int>& deps : dependencies)
-    for (const int k : deps) non_unique.insert(joint_of_row(k).name);
+  for (const auto& mode : self_stress)
+    for (const auto& [k, coefficient] : mode) non_unique.insert(joint_of_row(k).name);
   result.non_unique.assign(non_unique.begin(), non_unique.end());
   for (std::size_t j = 0; j < live_joints.size(); ++j) {
     const Joint& joint = live_joints[j];

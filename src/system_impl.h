@@ -200,11 +200,11 @@ struct System::Impl {
   std::vector<JointRows> joint_rows;
   internal::SchurSolver solver;
   std::vector<std::string> warnings;
-  std::vector<std::vector<int>> dependencies;  // per dropped row: rows it depends on
-  /// Per dropped row, a self-stress: (row, multiplier) pairs with D^T p = 0.
+  /// Per dropped row, a self-stress: (row, multiplier) pairs with D^T p = 0,
+  /// the dropped row first, then the rows it depends on.
   std::vector<std::vector<std::pair<int, double>>> self_stress;
   // work buffers for projection, sized with the structure
-  std::vector<Vec6> correction_buffer;
+  VecX displacement_buffer;  // a Newton step of the positions, 6 per body
   VecX newton_buffer;
   VecX state_buffer;
 

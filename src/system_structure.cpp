@@ -84,7 +84,7 @@ void System::Impl::rebuild_structure() {
   multipliers = VecX::Zero(static_cast<Eigen::Index>(m));
   rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   newton_buffer = VecX::Zero(static_cast<Eigen::Index>(m));
-  correction_buffer.assign(static_cast<std::size_t>(n), Vec6::Zero());
+  displacement_buffer = VecX::Zero(6 * n);
   state_buffer = VecX::Zero(13 * n + kAuxCount);
   solver.analyse(row_bodies, n);
   ++structure_version;
@@ -93,7 +93,6 @@ void System::Impl::rebuild_structure() {
 }
 
 void System::Impl::detect_redundancy() {
-  dependencies.clear();
   self_stress.clear();
   compute_rows();
   solver.eliminate_dependent_rows(rows, inverse_mass, dropped);
@@ -121,17 +120,12 @@ void System::Impl::detect_redundancy() {
     }
     solver.solve_in_place(column);
     const double scale = column.cwiseAbs().maxCoeff();
-    std::vector<int> deps;
-    std::vector<std::string> names;
-    for (Eigen::Index k = 0; k < m; ++k)
-      if (dropped[static_cast<std::size_t>(k)] == 0 && std::abs(column(k)) > 1e-8 * scale) {
-        deps.push_back(static_cast<int>(k));
-        names.push_back(row_name(static_cast<int>(k)));
-      }
-    dependencies.push_back(deps);
-    // self-stress: multipliers e_r - sum c_k e_k change no motion (D^T of it is 0)
+    // self-stress: multipliers e_r - sum c_k e_k change no motion (D^T of it is 0);
+    // the rows with a coefficient are those row r depends on
     std::vector<std::pair<int, double>> mode{{static_cast<int>(r), 1.0}};
-    for (const int k : deps) mode.emplace_back(k, -column(k));
+    for (Eigen::Index k = 0; k < m; ++k)
+      if (dropped[static_cast<std::size_t>(k)] == 0 && std::abs(column(k)) > 1e-8 * scale)
+        mode.emplace_back(static_cast<int>(k), -column(k));
     self_stress.push_back(std::move(mode));
     dropped_names.push_back(row_name(static_cast<int>(r)));
   }
@@ -247,19 +241,14 @@ StructureReport System::Impl::report() {
   rep.dof = 6 * n - rep.independent_rows;
   rep.gruebler_dof = 6 * n - rep.rows;
   std::set<std::string> affected;
-  std::size_t d = 0;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (dropped[r] == 0) continue;
-    rep.redundant_rows.push_back(row_name(static_cast<int>(r)));
+  for (const auto& mode : self_stress) {
+    rep.redundant_rows.push_back(row_name(mode.front().first));
     std::vector<std::string> deps;
-    affected.insert(joint_of_row(static_cast<int>(r)).name);
-    if (d < dependencies.size())
-      for (const int k : dependencies[d]) {
-        deps.push_back(row_name(k));
-        affected.insert(joint_of_row(k).name);
-      }
+    for (std::size_t k = 0; k < mode.size(); ++k) {
+      affected.insert(joint_of_row(mode[k].first).name);
+      if (k > 0) deps.push_back(row_name(mode[k].first));
+    }
     rep.dependencies.push_back(std::move(deps));
-    ++d;
   }
   rep.non_unique_reactions.assign(affected.begin(), affected.end());
   rep.non_unique_components = non_unique_components();
