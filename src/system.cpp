@@ -309,6 +309,7 @@ bool System::set_enabled(std::string_view element, bool on) {
   *flag = on ? 1 : 0;
   if (structural) impl_->mark_structure_changed();
   impl_->dynamics_valid = false;
+  impl_->state_current = false;  // formula slots may read this element's channels
   return structural;
 }
 
@@ -345,11 +346,11 @@ void System::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
 }
 
 void System::evaluate(double t, const VecX& y, Stage stage) {
-  if (stage == Stage::kDynamics) {
-    impl_->compute_all(t, y);
-  } else {
-    impl_->compute_kinematics(t, y);
-  }
+  Impl& s = *impl_;
+  // the state of the last evaluation (the integrators' last stage is the end
+  // of the step, where the events are checked next) needs no second solve
+  if (!(s.state_current && t == s.t && y == s.y)) s.compute_kinematics(t, y);
+  if (stage == Stage::kDynamics) s.ensure_dynamics();
 }
 
 bool System::accept(double t, const VecX& y) {

@@ -22,6 +22,7 @@ void System::Impl::compute_kinematics(double time, const VecX& state) {
   *time_slot = time;
   y = state;
   dynamics_valid = false;
+  state_current = true;
   for (int b = 0; b < n; ++b) {
     BodyKinematics& k = kin[static_cast<std::size_t>(b)];
     k.p_W = state.segment<3>(7 * b);

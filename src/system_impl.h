@@ -220,6 +220,7 @@ struct System::Impl {
   ForcePower power;
   double driver_power = 0.0;
   bool dynamics_valid = false;
+  bool state_current = false;  // kinematics and formula slots belong to (t, y)
   bool redetecting = false;
   bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
   double energy_reference = 0.0;

@@ -141,6 +141,7 @@ void System::Impl::detect_redundancy() {
 // frame at this instant, and the joint's elementary constraints are rebuilt
 // from the new frames (the lock groups of rebuild_structure follow).
 void System::Impl::capture_joint(int j) {
+  state_current = false;  // joint coordinates change with the frames
   Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const BodyKinematics& kb = kinematics(joint.base);
   const BodyKinematics& kf = kinematics(joint.follower);
