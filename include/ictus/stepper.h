@@ -1,0 +1,89 @@
+// Time steppers behind one interface. A stepper advances a MechanicalSystem
+// (mechanical_system.h) and offers dense output inside its last step, on
+// which the Simulation locates events; it never sees bodies or joints.
+//
+// Families (docs/theory/steppers.md):
+//   rk4, dopri5, rkf45         explicit Runge-Kutta in the Lie-group chart
+//   newmark, wilson, hht,      implicit structural schemes in acceleration
+//   generalized_alpha          form, Newton on the index-1 accelerations
+//   cvode                      SUNDIALS CVODE (BDF), for stiff models
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ictus/math.h"
+#include "ictus/mechanical_system.h"
+
+namespace ictus {
+
+/// Counters for reports and benchmarks.
+struct StepperStatistics {
+  long steps = 0;                 ///< accepted steps
+  long rejected = 0;              ///< rejected steps (error test or Newton failure)
+  long evaluations = 0;           ///< calls of the accelerations (Jacobians included)
+  long newton_iterations = 0;     ///< implicit steppers
+  long jacobian_evaluations = 0;  ///< implicit steppers
+  long error_test_failures = 0;   ///< adaptive steppers
+};
+
+/// Settings of the steppers; each reads the ones that concern it
+/// (stepper_options_for() names them).
+struct StepperOptions {
+  double rtol = 1e-8;
+  double atol = 1e-10;
+  double step = 1e-3;       ///< fixed step (rk4, newmark, wilson, hht, generalized_alpha)
+  double max_step = 0.0;    ///< 0: unlimited (adaptive steppers)
+  double min_step = 1e-14;  ///< relative to max(1, |t|): below this a step is an error
+  double beta = 0.25;       ///< Newmark beta
+  double gamma = 0.5;       ///< Newmark gamma
+  double theta = 1.4;       ///< Wilson theta
+  double alpha = -0.05;     ///< HHT alpha, in [-1/3, 0]
+  double rho_inf = 0.8;     ///< generalized-alpha spectral radius at infinity, in [0, 1]
+  bool two_pass = false;    ///< seed 003's modified scheme (newmark, wilson)
+  double newton_tolerance = 1e-10;  ///< relative change of the accelerations
+  int newton_max_iterations = 20;
+};
+
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+  virtual std::string_view name() const = 0;
+
+  /// Starts, or restarts after a discontinuity, at (t, y). Sizes the work
+  /// vectors on the first call (later resets of the same size do not allocate).
+  virtual void reset(double t, const VecX& y) = 0;
+  /// Advances by one accepted step that does not pass `t_limit`. Throws
+  /// SimulationError when the step size underflows or Newton fails.
+  virtual void step(double t_limit) = 0;
+  /// State at tt within the last step [t_previous(), t()] (dense output).
+  virtual void interpolate(double tt, Eigen::Ref<VecX> out) const = 0;
+
+  double t() const { return t_; }
+  double t_previous() const { return t_previous_; }
+  /// Size of the last accepted step (0 before the first).
+  double last_step() const { return t_ - t_previous_; }
+  const VecX& y() const { return y_; }
+  const StepperStatistics& statistics() const { return stats_; }
+
+ protected:
+  double t_ = 0.0;
+  double t_previous_ = 0.0;
+  VecX y_;
+  StepperStatistics stats_;
+};
+
+/// Names of the steppers, for messages and --help.
+const std::vector<std::string>& stepper_names();
+/// Option keys of `simulate:` that stepper `name` reads (besides the common
+/// ones), e.g. {"step", "beta", "gamma", "two_pass"} for newmark.
+const std::vector<std::string>& stepper_option_keys(std::string_view name);
+
+/// Builds a stepper. Throws std::invalid_argument for an unknown name or
+/// options outside the method's admissible range (the message says which).
+std::unique_ptr<Stepper> make_stepper(std::string_view name, MechanicalSystem& system,
+                                      const StepperOptions& options);
+
+}  // namespace ictus
