@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -129,10 +130,19 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
   if (ro.given.integrator) {
     s.integrator.name = ro.integrator;
     s.integrator.where = {"--integrator", 0, 0};
+    // the file's options for its own integrator do not bind another one
+    const std::vector<std::string>& keys = ictus::stepper_option_keys(ro.integrator);
+    std::erase_if(s.integrator.given, [&](const std::string& k) {
+      return std::find(keys.begin(), keys.end(), k) == keys.end();
+    });
   }
   if (ro.given.rtol) s.integrator.rtol = ro.rtol;
   if (ro.given.atol) s.integrator.atol = ro.atol;
   if (ro.given.step) s.integrator.step = ro.step;
+  for (const auto& [given, key] :
+       {std::pair{ro.given.rtol, "rtol"}, std::pair{ro.given.atol, "atol"},
+        std::pair{ro.given.step, "step"}})
+    if (given) s.integrator.given.emplace_back(key);
   if (ro.given.rtol || ro.given.atol || ro.given.step)
     s.integrator.where = {"--rtol/--atol/--step", 0, 0};
   model.validate();
@@ -206,7 +216,8 @@ int main(int argc, char** argv) {
   run->add_option("model", common.model_path, "model file (YAML)")->required();
   run->add_option("--until", run_opt.until, "end time [s] (overrides simulate.until)");
   run->add_option("--out", run_opt.out, "output directory (default: out/<model name>)");
-  run->add_option("--integrator", run_opt.integrator, "dopri5 or rk4");
+  run->add_option("--integrator", run_opt.integrator,
+                  "rk4, dopri5, rkf45, newmark, wilson, hht, generalized_alpha, cvode or ida");
   run->add_option("--rtol", run_opt.rtol, "relative tolerance (dopri5)");
   run->add_option("--atol", run_opt.atol, "absolute tolerance (dopri5)");
   run->add_option("--step", run_opt.step, "fixed step [s] (rk4)");

@@ -12,6 +12,34 @@ namespace ictus {
 
 namespace {
 
+// The integrator's name, the option keys given for it, and their ranges.
+void validate_integrator(const IntegratorSettings& in) {
+  const std::vector<std::string>& names = stepper_names();
+  if (std::find(names.begin(), names.end(), in.name) == names.end())
+    throw ModelError(
+        in.where, "simulate",
+        fmt::format("unknown integrator '{}'{}; known integrators: {}", in.name,
+                    internal::did_you_mean(in.name, names), internal::join_names(names)));
+  const std::vector<std::string>& keys = stepper_option_keys(in.name);
+  for (const std::string& key : in.given) {
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    std::string owners;
+    for (const std::string& other : names) {
+      const auto& k = stepper_option_keys(other);
+      if (std::find(k.begin(), k.end(), key) != k.end())
+        owners += (owners.empty() ? "" : ", ") + other;
+    }
+    throw ModelError(in.where, "simulate",
+                     fmt::format("'{}' is an option of {}, not of integrator '{}', which reads {}",
+                                 key, owners, in.name, internal::join_names(keys)));
+  }
+  try {
+    validate_stepper_options(in.name, in);
+  } catch (const std::invalid_argument& e) {
+    throw ModelError(in.where, "simulate", e.what());
+  }
+}
+
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) != 0) return false;
   for (char c : s)
@@ -292,13 +320,7 @@ void Model::validate() const {
                     "'output_step' larger or the run shorter",
                     settings_.output_step, settings_.start, settings_.until, samples, kMaxSamples));
   const IntegratorSettings& in = settings_.integrator;
-  if (in.name != "dopri5" && in.name != "rk4")
-    throw ModelError(
-        in.where, "simulate",
-        fmt::format("unknown integrator '{}'; known integrators: dopri5, rk4", in.name));
-  if (!(in.rtol > 0.0) || !(in.atol > 0.0))
-    throw ModelError(in.where, "simulate", "tolerances 'rtol' and 'atol' must be positive");
-  if (!(in.step > 0.0)) throw ModelError(in.where, "simulate", "'step' must be positive");
+  validate_integrator(in);
   const StabilisationSettings& st = settings_.stabilisation;
   if (!(st.baumgarte_position >= 0.0) || !(st.baumgarte_velocity >= 0.0))
     throw ModelError(settings_.where, "stabilisation", "Baumgarte gains must be >= 0");

@@ -33,10 +33,6 @@ void Simulation::add_observer(Observer& observer) {
   observers_.push_back(&observer);
 }
 
-void Simulation::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
-  system_.derivative(t, y, dy);
-}
-
 void Simulation::record(EventRecord r) {
   for (Observer* o : observers_) o->on_event(r);
   log_.push_back(std::move(r));
@@ -63,7 +59,7 @@ void Simulation::emit_samples_until(double t_end, bool inclusive) {
       continue;
     }
     const double at = std::min(tk, t_end);
-    integrator_->interpolate(at, work_);
+    stepper_->interpolate(at, work_);
     sample(at, work_);
     ++output_index_;
   }
@@ -245,13 +241,8 @@ bool Simulation::start(bool with_observers) {
   system_.set_energy_reference(t_, y_);
   log_warnings();
 
-  IntegratorOptions options;
-  options.rtol = s.integrator.rtol;
-  options.atol = s.integrator.atol;
-  options.step = s.integrator.step;
-  options.max_step = s.integrator.max_step;
-  integrator_ = make_integrator(s.integrator.name, *this, options);
-  integrator_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
+  stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
+  stepper_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
   if (with_observers) {
     for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
     sample(t_, y_);
@@ -300,19 +291,19 @@ RunStatistics Simulation::run() {
 
   try {
     stats.stopped_by_event = start(true);
-    integrator_->reset(t_, y_);
+    stepper_->reset(t_, y_);
     while (t_ < s.until - end_slack && !stats.stopped_by_event) {
-      integrator_->step(s.until);
-      const double t1 = integrator_->t();
-      const double t0 = integrator_->t_previous();
-      if (!integrator_->y().allFinite())
+      stepper_->step(s.until);
+      const double t1 = stepper_->t();
+      const double t0 = stepper_->t_previous();
+      if (!stepper_->y().allFinite())
         throw SimulationError(t1, "the state became non-finite (NaN or inf)");
 
       // earliest zero crossing of an armed event condition in (t0, t1]
       double t_event = t1 + 1.0;
       for (EventState& e : events_) {
         if (!e.armed) continue;
-        const double g1 = event_function(e, t1, integrator_->y());
+        const double g1 = event_function(e, t1, stepper_->y());
         const bool rising = e.g_last <= 0.0 && g1 > 0.0;
         const bool falling = e.g_last > 0.0 && g1 <= 0.0 && !e.event->on_false.empty();
         if (!rising && !falling) continue;
@@ -325,7 +316,7 @@ RunStatistics Simulation::run() {
         for (int iter = 0; iter < 200 && b - a > tolerance; ++iter) {
           double c = (a * fb - b * fa) / (fb - fa);
           if (!(c > a && c < b)) c = 0.5 * (a + b);
-          integrator_->interpolate(c, work_);
+          stepper_->interpolate(c, work_);
           const double gc = event_function(e, c, work_);
           const double fc = rising ? gc : -gc;
           if (fc > 0.0) {
@@ -345,7 +336,7 @@ RunStatistics Simulation::run() {
 
       if (t_event <= t1) {
         emit_samples_until(t_event, false);
-        integrator_->interpolate(t_event, work_);
+        stepper_->interpolate(t_event, work_);
         VecX y_event = work_;
         if (std::abs(t_event - last_event_time) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
           if (++events_at_same_time > 1000)
@@ -385,7 +376,7 @@ RunStatistics Simulation::run() {
         }
         t_ = t_event;
         y_ = y_event;
-        if (system_.accept(t_, y_)) integrator_->reset(t_, y_);
+        if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
         log_warnings();
         sample(t_, y_);  // just after
         if (stop) {
@@ -394,22 +385,20 @@ RunStatistics Simulation::run() {
           break;
         }
         if (t_ >= s.until - end_slack) break;  // the event was the end
-        integrator_->reset(t_, y_);
+        stepper_->reset(t_, y_);
         settle_conditions(t_, y_);
         continue;
       }
 
       emit_samples_until(t1, true);
-      y_ = integrator_->y();
-      system_.normalize(y_);
-      integrator_->adjust_state(y_);
+      y_ = stepper_->y();
       if (s.stabilisation.projection &&
           system_.project(t1, y_, s.stabilisation.projection_tolerance))
-        integrator_->reset(t1, y_);
+        stepper_->reset(t1, y_);
       t_ = t1;
       if (system_.accept(t_, y_)) {
         log_warnings();
-        integrator_->reset(t_, y_);
+        stepper_->reset(t_, y_);
       }
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
     }
@@ -424,7 +413,7 @@ RunStatistics Simulation::run() {
     for (Observer* o : observers_) o->on_finish(t_, false);
     throw;
   }
-  stats.integrator = integrator_->statistics();
+  stats.integrator = stepper_->statistics();
   stats.impacts = impacts_;
   stats.structure_changes = system_.structure_version() - 1;
   stats.end_time = t_;

@@ -52,6 +52,7 @@ class BuildContext final : public ForceBuildContext {
 System::Impl::Impl(const Model& m) : model(m), live_joints(m.joints()) {
   model.validate();
   n = static_cast<int>(model.bodies().size());
+  layout = StateLayout{n, kAuxCount};
   stabilisation = model.settings().stabilisation;
   for (const Body& b : model.bodies()) inverse_mass.push_back({1.0 / b.mass, b.inertia.inverse()});
   kin.resize(static_cast<std::size_t>(n));
@@ -247,10 +248,6 @@ VecX System::initial_state() const {
   return y;
 }
 
-void System::normalize(Eigen::Ref<VecX> y) const {
-  for (int b = 0; b < impl_->n; ++b) y.segment<4>(7 * b + 3).normalize();
-}
-
 std::vector<std::string> System::switchable_elements() const {
   std::vector<std::string> names;
   for (const auto& f : impl_->forces) names.push_back(f->name());
@@ -322,34 +319,41 @@ int System::structure_version() const {
   return impl_->structure_version;
 }
 
-void System::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
+const StateLayout& System::layout() const {
+  return impl_->layout;
+}
+
+bool System::Impl::is_current(double time, const VecX& state) {
+  // positions and velocities decide everything but the audit channels: a
+  // state that differs only in its audit quadratures reuses the evaluation
+  const int nqv = 13 * n;
+  if (!(state_current && time == t && state.head(nqv) == y.head(nqv))) return false;
+  y.tail(kAuxCount) = state.tail(kAuxCount);
+  return true;
+}
+
+void System::accelerations(double t, const VecX& y, Eigen::Ref<VecX> rates) {
   Impl& s = *impl_;
-  s.compute_all(t, y);
-  const int n = s.n;
-  for (int b = 0; b < n; ++b) {
-    const auto bi = static_cast<std::size_t>(b);
-    dy.segment<3>(7 * b) = s.kin[bi].v_W;
-    // q' = q (x) (0, w_B) / 2, with the quaternion as stored (not renormalised)
-    const Quat q(y(7 * b + 3), y(7 * b + 4), y(7 * b + 5), y(7 * b + 6));
-    const Vec3& w = s.kin[bi].w_B;
-    dy(7 * b + 3) = -0.5 * (q.x() * w.x() + q.y() * w.y() + q.z() * w.z());
-    dy(7 * b + 4) = 0.5 * (q.w() * w.x() + q.y() * w.z() - q.z() * w.y());
-    dy(7 * b + 5) = 0.5 * (q.w() * w.y() + q.z() * w.x() - q.x() * w.z());
-    dy(7 * b + 6) = 0.5 * (q.w() * w.z() + q.x() * w.y() - q.y() * w.x());
-    dy.segment<6>(7 * n + 6 * b) = s.accelerations[bi];
+  if (s.is_current(t, y)) {
+    s.ensure_dynamics();
+  } else {
+    s.compute_all(t, y);
   }
-  dy(13 * n + kAuxAppliedWork) = s.power.applied;
-  dy(13 * n + kAuxDriverWork) = s.driver_power;
-  dy(13 * n + kAuxDissipated) = s.power.dissipated;
-  dy(13 * n + kAuxImpactLoss) = 0.0;  // these change only in jumps, at events
-  dy(13 * n + kAuxSwitching) = 0.0;
+  const int n = s.n;
+  for (int b = 0; b < n; ++b)
+    rates.segment<6>(6 * b) = s.accelerations[static_cast<std::size_t>(b)];
+  rates(6 * n + kAuxAppliedWork) = s.power.applied;
+  rates(6 * n + kAuxDriverWork) = s.driver_power;
+  rates(6 * n + kAuxDissipated) = s.power.dissipated;
+  rates(6 * n + kAuxImpactLoss) = 0.0;  // these change only in jumps, at events
+  rates(6 * n + kAuxSwitching) = 0.0;
 }
 
 void System::evaluate(double t, const VecX& y, Stage stage) {
   Impl& s = *impl_;
-  // the state of the last evaluation (the integrators' last stage is the end
+  // the state of the last evaluation (the steppers' last stage is the end
   // of the step, where the events are checked next) needs no second solve
-  if (!(s.state_current && t == s.t && y == s.y)) s.compute_kinematics(t, y);
+  if (!s.is_current(t, y)) s.compute_kinematics(t, y);
   if (stage == Stage::kDynamics) s.ensure_dynamics();
 }
 

@@ -132,6 +132,9 @@ struct System::Impl {
   void compute_rows();
   void solve_dynamics();
   void compute_all(double t, const VecX& y);
+  /// True if (t, y) is the state of the last evaluation (audit entries aside,
+  /// which are then taken over).
+  bool is_current(double t, const VecX& y);
   void refresh_slots(const std::vector<Slot>& slots);
   MotionSample motion_sample(const DriverRuntime& d) const;
   void fill_lock_errors(int joint);
@@ -174,6 +177,7 @@ struct System::Impl {
   /// frame is taken again when it closes (capture_joint).
   std::vector<Joint> live_joints;
   int n = 0;  // bodies
+  StateLayout layout;
   std::vector<internal::InverseMass> inverse_mass;
   StabilisationSettings stabilisation;
 

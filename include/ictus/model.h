@@ -14,6 +14,7 @@
 #include "ictus/expression.h"
 #include "ictus/force.h"
 #include "ictus/joint.h"
+#include "ictus/stepper.h"
 
 namespace ictus {
 
@@ -57,13 +58,13 @@ struct Event {
   SourceLocation where;
 };
 
-/// Integrator choice and tolerances.
-struct IntegratorSettings {
-  std::string name = "dopri5";  ///< "dopri5" (adaptive) or "rk4" (fixed step)
-  double rtol = 1e-8;
-  double atol = 1e-10;
-  double step = 1e-3;     ///< fixed step of rk4 (dopri5 chooses its own first step)
-  double max_step = 0.0;  ///< largest step of dopri5; 0: unlimited
+/// Integrator choice and its options (stepper.h: StepperOptions holds the
+/// tolerances, the step and the parameters of each method).
+struct IntegratorSettings : StepperOptions {
+  std::string name = "dopri5";  ///< one of stepper_names()
+  /// Option keys given explicitly (model file or command line), checked
+  /// against the keys the chosen integrator reads.
+  std::vector<std::string> given;
   SourceLocation where;
 };
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "ictus/integrator.h"
 #include "ictus/model.h"
+#include "ictus/stepper.h"
 #include "ictus/system.h"
 
 namespace ictus {
@@ -40,7 +40,7 @@ class Observer {
 };
 
 struct RunStatistics {
-  IntegratorStatistics integrator;
+  StepperStatistics integrator;
   int events = 0;
   int impacts = 0;
   int structure_changes = 0;
@@ -49,11 +49,11 @@ struct RunStatistics {
   double wall_seconds = 0.0;
 };
 
-class Simulation final : public OdeSystem {
+class Simulation final {
  public:
   /// Builds the System. Throws ModelError for an invalid model.
   explicit Simulation(const Model& model);
-  ~Simulation() override;
+  ~Simulation();
 
   System& system() { return system_; }
   const Model& model() const { return system_.model(); }
@@ -73,10 +73,6 @@ class Simulation final : public OdeSystem {
   double time() const { return t_; }
   const VecX& state() const { return y_; }
   const std::vector<EventRecord>& events() const { return log_; }
-
-  // OdeSystem
-  int size() const override { return system_.state_size(); }
-  void derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) override;
 
  private:
   struct EventState;
@@ -99,7 +95,7 @@ class Simulation final : public OdeSystem {
   std::vector<EventRecord> log_;
   std::vector<EventRecord> pending_;  // switches made before the initial assembly
   std::vector<EventState> events_;
-  std::unique_ptr<Integrator> integrator_;
+  std::unique_ptr<Stepper> stepper_;
   double t_ = 0.0;
   VecX y_;
   VecX work_;

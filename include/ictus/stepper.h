@@ -34,15 +34,15 @@ struct StepperStatistics {
 struct StepperOptions {
   double rtol = 1e-8;
   double atol = 1e-10;
-  double step = 1e-3;       ///< fixed step (rk4, newmark, wilson, hht, generalized_alpha)
-  double max_step = 0.0;    ///< 0: unlimited (adaptive steppers)
-  double min_step = 1e-14;  ///< relative to max(1, |t|): below this a step is an error
-  double beta = 0.25;       ///< Newmark beta
-  double gamma = 0.5;       ///< Newmark gamma
-  double theta = 1.4;       ///< Wilson theta
-  double alpha = -0.05;     ///< HHT alpha, in [-1/3, 0]
-  double rho_inf = 0.8;     ///< generalized-alpha spectral radius at infinity, in [0, 1]
-  bool two_pass = false;    ///< seed 003's modified scheme (newmark, wilson)
+  double step = 1e-3;               ///< fixed step (rk4, newmark, wilson, hht, generalized_alpha)
+  double max_step = 0.0;            ///< 0: unlimited (adaptive steppers)
+  double min_step = 1e-14;          ///< relative to max(1, |t|): below this a step is an error
+  double beta = 0.25;               ///< Newmark beta
+  double gamma = 0.5;               ///< Newmark gamma
+  double theta = 1.4;               ///< Wilson theta
+  double alpha = -0.05;             ///< HHT alpha, in [-1/3, 0]
+  double rho_inf = 0.8;             ///< generalized-alpha spectral radius at infinity, in [0, 1]
+  bool two_pass = false;            ///< seed 003's modified scheme (newmark, wilson)
   double newton_tolerance = 1e-10;  ///< relative change of the accelerations
   int newton_max_iterations = 20;
 };
@@ -60,6 +60,11 @@ class Stepper {
   virtual void step(double t_limit) = 0;
   /// State at tt within the last step [t_previous(), t()] (dense output).
   virtual void interpolate(double tt, Eigen::Ref<VecX> out) const = 0;
+
+  /// The method's own accelerations at t() (6 per body), where it carries
+  /// them as a state of the scheme (Newmark family, Wilson-theta: they are
+  /// not the equilibrium accelerations at y()). False for other methods.
+  virtual bool scheme_accelerations(Eigen::Ref<VecX> /*out*/) const { return false; }
 
   double t() const { return t_; }
   double t_previous() const { return t_previous_; }
@@ -80,6 +85,10 @@ const std::vector<std::string>& stepper_names();
 /// Option keys of `simulate:` that stepper `name` reads (besides the common
 /// ones), e.g. {"step", "beta", "gamma", "two_pass"} for newmark.
 const std::vector<std::string>& stepper_option_keys(std::string_view name);
+
+/// Checks a name and the options' admissible ranges; throws
+/// std::invalid_argument with a message that says what is expected.
+void validate_stepper_options(std::string_view name, const StepperOptions& options);
 
 /// Builds a stepper. Throws std::invalid_argument for an unknown name or
 /// options outside the method's admissible range (the message says which).

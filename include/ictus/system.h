@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ictus/math.h"
+#include "ictus/mechanical_system.h"
 #include "ictus/model.h"
 
 namespace ictus {
@@ -82,12 +83,12 @@ struct ExternalImpulse {
   Vec3 point_B = Vec3::Zero();    ///< where the linear impulse acts, body frame
 };
 
-class System {
+class System final : public MechanicalSystem {
  public:
   /// Builds the numerical system. Throws ModelError if formulas, channel
   /// references or the constraint set are invalid.
   explicit System(const Model& model);
-  ~System();
+  ~System() override;
   System(const System&) = delete;
   System& operator=(const System&) = delete;
 
@@ -98,8 +99,8 @@ class System {
   int state_size() const;
   /// The model's initial state (not yet assembled onto the constraints).
   VecX initial_state() const;
-  /// Normalises the quaternions in y.
-  void normalize(Eigen::Ref<VecX> y) const;
+  /// Where positions, velocities and the audit entries sit in a state.
+  const StateLayout& layout() const override;
 
   // --- structure (what is switched on) --------------------------------------
   /// Names of everything that can be switched: forces, drivers, joints and
@@ -114,10 +115,11 @@ class System {
   int structure_version() const;
 
   // --- evaluation -----------------------------------------------------------
-  /// y' = F(t, y). Does not allocate once the structure is analysed.
-  /// Throws SimulationError if the constraint set is inconsistent or a value
-  /// is not finite.
-  void derivative(double t, const VecX& y, Eigen::Ref<VecX> dy);
+  /// Accelerations and audit rates (mechanical_system.h); derivative()
+  /// gives the first-order form y' = F(t, y). Do not allocate once the
+  /// structure is analysed. Throw SimulationError if the constraint set is
+  /// inconsistent or a value is not finite.
+  void accelerations(double t, const VecX& y, Eigen::Ref<VecX> rates) override;
   /// Evaluates the state up to `stage` so channels can be read.
   void evaluate(double t, const VecX& y, Stage stage);
   /// Records an accepted state (joint angles are unwrapped across steps).

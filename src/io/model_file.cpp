@@ -786,10 +786,21 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   s.output_step = r.positive("output_step", s.output_step);
   s.integrator.where = r.has("integrator") ? ctx.at(r.get("integrator")) : r.where();
   s.integrator.name = r.string("integrator", s.integrator.name);
-  s.integrator.rtol = r.positive("rtol", s.integrator.rtol);
-  s.integrator.atol = r.positive("atol", s.integrator.atol);
-  s.integrator.step = r.positive("step", s.integrator.step);
-  s.integrator.max_step = r.positive("max_step", s.integrator.max_step, true);
+  IntegratorSettings& in = s.integrator;
+  in.rtol = r.positive("rtol", in.rtol);
+  in.atol = r.positive("atol", in.atol);
+  in.step = r.positive("step", in.step);
+  in.max_step = r.positive("max_step", in.max_step, true);
+  in.beta = r.number("beta", in.beta);
+  in.gamma = r.number("gamma", in.gamma);
+  in.theta = r.number("theta", in.theta);
+  in.alpha = r.number("alpha", in.alpha);
+  in.rho_inf = r.number("rho_inf", in.rho_inf);
+  in.two_pass = r.boolean("two_pass", in.two_pass);
+  // the integrator's own keys are checked against the integrator (Model::validate)
+  for (const char* key : {"rtol", "atol", "step", "max_step", "beta", "gamma", "theta", "alpha",
+                          "rho_inf", "two_pass"})
+    if (r.has(key)) in.given.emplace_back(key);
   if (const YAML::Node c = r.get("impacts")) {
     const std::string how = r.string("impacts", "impulse");
     if (how != "impulse" && how != "baumgarte")

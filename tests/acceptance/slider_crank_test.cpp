@@ -112,7 +112,9 @@ TEST(SliderCrank, CoordinateProjectionAloneHoldsTheConstraints) {
   EXPECT_GT(without.max_abs("system.violation"), 1e-9);
   // restored at every step end; between projections it grows by one step's drift
   EXPECT_LT(with.max_abs("system.violation"), 5e-10);
-  EXPECT_LT(with.max_abs("system.violation"), without.max_abs("system.violation") / 10.0);
+  // (the Lie-group steppers drift less than the renormalised quaternions of
+  // old: 1.7e-9 without, 1.9e-10 with projection)
+  EXPECT_LT(with.max_abs("system.violation"), without.max_abs("system.violation") / 5.0);
 }
 
 }  // namespace

@@ -1,0 +1,48 @@
+#include "ictus/mechanical_system.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ictus {
+
+void MechanicalSystem::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) {
+  const StateLayout& l = layout();
+  accelerations(t, y, dy.tail(l.velocity_size() + l.audit));
+  quaternion_rates(l, l.positions(y), l.velocities(y), dy.head(l.position_size()));
+}
+
+void MechanicalSystem::jacobian(double t, const VecX& y, const VecX& rates, MatX& A_q, MatX& A_v) {
+  const StateLayout& l = layout();
+  const int nv = l.velocity_size();
+  y_perturbed_.resize(y.size());
+  rates_perturbed_.resize(rates.size());
+  increment_.setZero(nv);
+  A_q.resize(nv, nv);
+  A_v.resize(nv, nv);
+  // forward differences with a step scaled to the coordinate (Dennis &
+  // Schnabel, sec. 5.4): sqrt(eps) * max(|x|, typical), typical = 1 m, 1 rad, 1 m/s
+  const double root_eps = std::sqrt(std::numeric_limits<double>::epsilon());
+  for (int j = 0; j < nv; ++j) {
+    const int body = j / 6;
+    const int k = j % 6;
+    const double x = k < 3 ? y(7 * body + k) : 0.0;
+    const double h = root_eps * std::max(std::abs(x), 1.0);
+    increment_(j) = h;
+    y_perturbed_ = y;
+    integrate_positions(l, l.positions(y), increment_, l.positions(y_perturbed_));
+    increment_(j) = 0.0;
+    accelerations(t, y_perturbed_, rates_perturbed_);
+    A_q.col(j) = (rates_perturbed_.head(nv) - rates.head(nv)) / h;
+  }
+  for (int j = 0; j < nv; ++j) {
+    const double v = y(l.velocity_offset() + j);
+    const double h = root_eps * std::max(std::abs(v), 1.0);
+    y_perturbed_ = y;
+    y_perturbed_(l.velocity_offset() + j) += h;
+    accelerations(t, y_perturbed_, rates_perturbed_);
+    A_v.col(j) = (rates_perturbed_.head(nv) - rates.head(nv)) / h;
+  }
+}
+
+}  // namespace ictus
