@@ -299,6 +299,10 @@ void System::assemble(double t, VecX& y) {
   accept(t, y);
 }
 
+bool System::project(double t, VecX& y) {
+  return project(t, y, impl_->stabilisation.projection_tolerance);
+}
+
 bool System::project(double t, VecX& y, double tolerance) {
   Impl& s = *impl_;
   s.compute_kinematics(t, y);

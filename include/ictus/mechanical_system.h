@@ -39,6 +39,12 @@ class MechanicalSystem {
   /// (2 * velocity_size() evaluations), allocation-free after the first call.
   virtual void jacobian(double t, const VecX& y, const VecX& rates, MatX& A_q, MatX& A_v);
 
+  /// Moves y onto the constraints (positions, then velocities) if their
+  /// violation exceeds the model's projection tolerance; true if y changed.
+  /// The structural steppers call it after every step: their O(h^2) drift
+  /// would otherwise reach the reactions through the Baumgarte terms.
+  virtual bool project(double /*t*/, VecX& /*y*/) { return false; }
+
   /// True if some force element has a nonlinear part that the two-pass
   /// scheme may freeze (seed 003).
   virtual bool has_nonlinear_forces() const { return false; }

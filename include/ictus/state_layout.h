@@ -73,12 +73,12 @@ Mat3 so3_right_jacobian_inverse(const Vec3& theta);
 /// Rate of the position increment in the chart centred at q0 when the
 /// increment is dq and the velocities are v: translations move with v_WB,
 /// rotation increments with J_r^-1(dtheta) w_B.
-void increment_rate(const StateLayout& layout, Eigen::Ref<const VecX> dq,
-                    Eigen::Ref<const VecX> v, Eigen::Ref<VecX> rate);
+void increment_rate(const StateLayout& layout, Eigen::Ref<const VecX> dq, Eigen::Ref<const VecX> v,
+                    Eigen::Ref<VecX> rate);
 
 /// Quaternion time derivative q' = q (x) (0, w_B) / 2, per body (for steppers
 /// that integrate the first-order form, e.g. CVODE).
-void quaternion_rates(const StateLayout& layout, Eigen::Ref<const VecX> q,
-                      Eigen::Ref<const VecX> v, Eigen::Ref<VecX> q_rate);
+void quaternion_rates(const StateLayout& layout, Eigen::Ref<const VecX> q, Eigen::Ref<const VecX> v,
+                      Eigen::Ref<VecX> q_rate);
 
 }  // namespace ictus

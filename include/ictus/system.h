@@ -136,6 +136,8 @@ class System final : public MechanicalSystem {
   /// Projects positions (if the violation exceeds `tolerance`) and velocities
   /// onto the constraints. Returns true if y changed.
   bool project(double t, VecX& y, double tolerance);
+  /// The same with the model's projection tolerance (mechanical_system.h).
+  bool project(double t, VecX& y) override;
   /// Largest position-level violation of the active holonomic rows.
   double position_violation(double t, const VecX& y);
   /// Largest velocity-level violation |D u - h|.

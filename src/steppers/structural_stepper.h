@@ -27,7 +27,10 @@
 // (pass 2), the linear part staying in the iteration matrix.
 //
 // Constraints enter through A (Schur complement with the Baumgarte terms of
-// seed 000 eqs. 6-7): the stabilised index-1 form, not index 3.
+// seed 000 eqs. 6-7): the stabilised index-1 form, not index 3; after each
+// step the state is projected onto the constraints (MechanicalSystem::project),
+// since the O(h^2) drift of these schemes would otherwise reach the reactions
+// through the Baumgarte terms.
 // The audit quadratures use the trapezoidal rule. Dense output: cubic
 // Hermite in the chart of the step's start for positions and velocities.
 #pragma once
