@@ -262,32 +262,29 @@ struct CvodeStepper::Solver {
         what = "cvode: the tolerances are too tight for double precision here";
         break;
       case CV_ERR_FAILURE:
-        what = fmt::format(
-            "cvode: the error test failed repeatedly (or at the minimum step) at t = {:.9g}; "
-            "the model may be discontinuous here, or its solution blows up",
-            t);
+        what =
+            "cvode: the error test failed repeatedly (or at the minimum step); "
+            "the model may be discontinuous here, or its solution blows up";
         break;
       case CV_CONV_FAILURE:
-        what = fmt::format(
-            "cvode: Newton's iteration failed to converge repeatedly at t = {:.9g}; the model "
-            "may be discontinuous here, or its Jacobian wrong",
-            t);
+        what =
+            "cvode: Newton's iteration failed to converge repeatedly; the model "
+            "may be discontinuous here, or its Jacobian wrong";
         break;
       case CV_LSETUP_FAIL:
       case CV_LSOLVE_FAIL:
-        what = fmt::format("cvode: the Newton matrix is singular at t = {:.9g}", t);
+        what = "cvode: the Newton matrix is singular";
         break;
       case CV_PROJ_MEM_NULL:
       case CV_PROJFUNC_FAIL:
       case CV_REPTD_PROJFUNC_ERR:
-        what = fmt::format(
-            "cvode: the quaternions cannot be projected to unit length at "
-            "t = {:.9g} (a zero or non-finite quaternion)",
-            t);
+        what =
+            "cvode: the quaternions cannot be projected to unit length "
+            "(a zero or non-finite quaternion)";
         break;
       default: {
         char* name = CVodeGetReturnFlagName(flag);
-        what = fmt::format("cvode: CVode returned {} at t = {:.9g}", name ? name : "?", t);
+        what = fmt::format("cvode: CVode returned {}", name ? name : "?");
         std::free(name);
       }
     }
@@ -341,7 +338,10 @@ void CvodeStepper::step(double t_limit) {
   s.pending = nullptr;
   sunrealtype t_reached = t_;
   const int flag = CVode(s.cvode, t_limit, s.y, &t_reached, CV_ONE_STEP);
-  if (flag < 0) s.fail(flag);
+  if (flag < 0) {
+    s.update_statistics();  // the counts up to the failure, for the report
+    s.fail(flag);
+  }
   s.pending = nullptr;  // a recoverable failure that CVODE got over
   if (s.layout.audit > 0) {
     sunrealtype t_quad = 0.0;

@@ -244,24 +244,22 @@ struct IdaStepper::Solver {
         what = "ida: the tolerances are too tight for double precision here";
         break;
       case IDA_ERR_FAIL:
-        what = fmt::format(
-            "ida: the error test failed repeatedly (or at the minimum step) at t = {:.9g}; "
-            "the model may be discontinuous here, or its solution blows up",
-            t);
+        what =
+            "ida: the error test failed repeatedly (or at the minimum step); "
+            "the model may be discontinuous here, or its solution blows up";
         break;
       case IDA_CONV_FAIL:
-        what = fmt::format(
-            "ida: Newton's iteration failed to converge repeatedly at t = {:.9g}; the model "
-            "may be discontinuous here, or its Jacobian wrong",
-            t);
+        what =
+            "ida: Newton's iteration failed to converge repeatedly; the model "
+            "may be discontinuous here, or its Jacobian wrong";
         break;
       case IDA_LSETUP_FAIL:
       case IDA_LSOLVE_FAIL:
-        what = fmt::format("ida: the Newton matrix is singular at t = {:.9g}", t);
+        what = "ida: the Newton matrix is singular";
         break;
       default: {
         char* name = IDAGetReturnFlagName(flag);
-        what = fmt::format("ida: IDASolve returned {} at t = {:.9g}", name ? name : "?", t);
+        what = fmt::format("ida: IDASolve returned {}", name ? name : "?");
         std::free(name);
       }
     }
@@ -314,7 +312,10 @@ void IdaStepper::step(double t_limit) {
   s.pending = nullptr;
   sunrealtype t_reached = t_;
   const int flag = IDASolve(s.ida, t_limit, &t_reached, s.y, s.yp, IDA_ONE_STEP);
-  if (flag < 0) s.fail(flag);
+  if (flag < 0) {
+    s.update_statistics();  // the counts up to the failure, for the report
+    s.fail(flag);
+  }
   s.pending = nullptr;
   if (s.layout.audit > 0) {
     sunrealtype t_quad = 0.0;
