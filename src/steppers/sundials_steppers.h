@@ -1,4 +1,4 @@
-// The SUNDIALS steppers (cvode, ida), built by make_stepper.
+// The factory hook for the SUNDIALS steppers, called by make_stepper().
 #pragma once
 
 #include <memory>
@@ -8,7 +8,9 @@
 
 namespace ictus {
 
-/// A SUNDIALS stepper for `name`, or nullptr if `name` is not one of them.
+/// "cvode" (CvodeStepper) or "ida" (IdaStepper), with the Jacobian from
+/// SUNDIALS' difference quotients; nullptr for any other name. Throws
+/// std::invalid_argument for options the stepper cannot use.
 std::unique_ptr<Stepper> make_sundials_stepper(std::string_view name, MechanicalSystem& system,
                                                const StepperOptions& options);
 
