@@ -59,6 +59,7 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
     const double now = limit - std::abs(lambda);
     const double next = look_ahead(k, t, y);
     if (!(std::abs(now) <= 1e3 * std::abs(next - now) && next < 0.0)) {
+      system_.evaluate(t, y, Stage::kDynamics);  // log the state at t, not ahead
       log_switch(k, t, start ? kStick : before, "stick");
       return;
     }

@@ -29,7 +29,7 @@ Simulation::Simulation(const Model& model) : system_(model) {
   }
   switching_ = std::make_unique<internal::ElementSwitching>(system_, [this](EventRecord r) {
     if (defer_log_) {
-      pending_.push_back(std::move(r));
+      deferred_switches_.push_back(std::move(r));
     } else {
       record(std::move(r));
     }
@@ -253,8 +253,8 @@ bool Simulation::start(bool with_observers) {
   system_.assemble(t_, y_);
   system_.set_energy_reference(t_, y_);
   log_warnings();
-  // stick/slip elements: modes decided on the assembled state (logged with
-  // the switches made before the assembly)
+  // stick/slip elements: modes decided on the assembled state (logged once
+  // the observers have started)
   defer_log_ = true;
   element_switches_ = switching_->empty() ? 0 : switching_->apply(t_, y_, true);
   defer_log_ = false;
@@ -266,10 +266,12 @@ bool Simulation::start(bool with_observers) {
   options.max_step = s.integrator.max_step;
   integrator_ = make_integrator(s.integrator.name, *this, options);
   integrator_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
-  if (with_observers) {
+  if (with_observers)
     for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
-    sample(t_, y_);
-  }
+  // the modes decided at t0, logged before the first sample
+  for (EventRecord& r : deferred_switches_) record(std::move(r));
+  deferred_switches_.clear();
+  if (with_observers) sample(t_, y_);
   bool stop = false;
   const std::vector<const EventState*> initial = initial_events(t_, y_);
   if (!initial.empty()) {

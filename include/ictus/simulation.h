@@ -108,7 +108,8 @@ class Simulation final : public OdeSystem {
   std::vector<EventState> events_;
   std::unique_ptr<Integrator> integrator_;
   std::unique_ptr<internal::ElementSwitching> switching_;  // stick/slip elements
-  bool defer_log_ = false;  // switches decided before the observers started
+  bool defer_log_ = false;                      // switches decided before the observers started ...
+  std::vector<EventRecord> deferred_switches_;  // ... are kept here until they have
   int element_switches_ = 0;
   double t_ = 0.0;
   VecX y_;
