@@ -22,6 +22,11 @@ void LoadAccumulator::add_torque_W(BodyIndex b, const BodyKinematics& kin, const
   loads_[static_cast<std::size_t>(b)].torque_B += kin.R_WB.transpose() * torque_W;
 }
 
+const std::string& ForceElement::hold_joint() const {
+  static const std::string kNone;
+  return kNone;
+}
+
 std::string ForceElement::element_label() const {
   return fmt::format("force '{}'", name_);
 }

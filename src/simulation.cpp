@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "element_switching.h"
+
 namespace ictus {
 
 struct Simulation::EventState {
@@ -25,6 +27,13 @@ Simulation::Simulation(const Model& model) : system_(model) {
     state.stage = system_.condition_stage(state.condition);
     events_.push_back(state);
   }
+  switching_ = std::make_unique<internal::ElementSwitching>(system_, [this](EventRecord r) {
+    if (defer_log_) {
+      deferred_switches_.push_back(std::move(r));
+    } else {
+      record(std::move(r));
+    }
+  });
 }
 
 Simulation::~Simulation() = default;
@@ -240,13 +249,20 @@ bool Simulation::start(bool with_observers) {
   system_.assemble(t_, y_);
   system_.set_energy_reference(t_, y_);
   log_warnings();
+  // stick/slip elements: modes decided on the assembled state (logged once
+  // the observers have started)
+  defer_log_ = true;
+  element_switches_ = switching_->empty() ? 0 : switching_->apply(t_, y_, true);
+  defer_log_ = false;
 
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
   stepper_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
-  if (with_observers) {
+  if (with_observers)
     for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
-    sample(t_, y_);
-  }
+  // the modes decided at t0, logged before the first sample
+  for (EventRecord& r : deferred_switches_) record(std::move(r));
+  deferred_switches_.clear();
+  if (with_observers) sample(t_, y_);
   bool stop = false;
   const std::vector<const EventState*> initial = initial_events(t_, y_);
   if (!initial.empty()) {
@@ -333,6 +349,12 @@ RunStatistics Simulation::run() {
         }
         t_event = std::min(t_event, b);
       }
+      // ... and of a stick/slip element's switching function
+      if (!switching_->empty())
+        t_event = std::min(
+            t_event, switching_->locate(
+                         t0, t1, stepper_->y(),
+                         [this](double t, VecX& out) { stepper_->interpolate(t, out); }, work_));
 
       if (t_event <= t1) {
         emit_samples_until(t_event, false);
@@ -353,6 +375,9 @@ RunStatistics Simulation::run() {
         // the same instant, until nothing changes
         bool stop = false;
         for (int round = 0; round < 100 && !stop; ++round) {
+          // stick/slip elements first: their switches change the forces
+          if (round == 0 && !switching_->empty())
+            element_switches_ += switching_->apply(t_event, y_event, false);
           std::vector<const EventState*> firing;
           for (EventState& e : events_) {
             if (!e.armed) continue;
@@ -387,6 +412,7 @@ RunStatistics Simulation::run() {
         if (t_ >= s.until - end_slack) break;  // the event was the end
         stepper_->reset(t_, y_);
         settle_conditions(t_, y_);
+        switching_->settle(t_, y_);
         continue;
       }
 
@@ -401,6 +427,7 @@ RunStatistics Simulation::run() {
         stepper_->reset(t_, y_);
       }
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
+      switching_->remember(t_, y_);
     }
     if (!stats.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step) sample(t_, y_);
   } catch (const SimulationError& e) {
@@ -416,6 +443,7 @@ RunStatistics Simulation::run() {
   stats.integrator = stepper_->statistics();
   stats.impacts = impacts_;
   stats.structure_changes = system_.structure_version() - 1;
+  stats.element_switches = element_switches_;
   stats.end_time = t_;
   stats.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -74,6 +74,8 @@ System::Impl::Impl(const Model& m) : model(m), live_joints(m.joints()) {
   BuildContext ctx(*this);
   for (auto& f : forces) f->prepare(ctx);
   build_drivers();
+  build_holds();
+  build_impulse_storage();
   build_given_rows();
 }
 
@@ -138,6 +140,61 @@ void System::Impl::build_drivers() {
     instances.push_back(std::move(inst));
     drivers.push_back(std::move(rt));
   }
+}
+
+// A stuck element's coordinate is held by a driver row at its value at the
+// instant of sticking (force.h, stick/slip law): a translation driver
+// (point-on-plane) or a rotation driver (rotation lock) of its joint, off
+// while the element slips. Its multiplier is the friction force; it does no
+// work (rate 0), up to the drift the Baumgarte terms remove.
+void System::Impl::build_holds() {
+  for (std::size_t f = 0; f < forces.size(); ++f) {
+    const ForceElement& force = *forces[f];
+    if (!force.has_stick_slip()) continue;
+    if (force.hold_joint().empty())
+      throw ModelError(force.where(), force.element_label(),
+                       "structural_damping and dry_friction stick at zero rate, and sticking "
+                       "between two points is not supported in this version; put the element "
+                       "on a joint coordinate ('joint:')");
+    const int j = model.find_joint(force.hold_joint());
+    const Joint& joint = live_joints[static_cast<std::size_t>(j)];
+    DriverRuntime rt;
+    rt.joint = j;
+    rt.hold_force = static_cast<int>(f);
+    Instance inst;
+    inst.joint = j;
+    inst.label = force.name() + ".stick";
+    inst.driver = static_cast<int>(drivers.size());
+    inst.enabled = 0;  // the element starts slipping; Simulation decides at t0
+    if (force.hold_is_angle()) {
+      rt.coordinate = Driver::Coordinate::kAngle;
+      rt.offset = joint.angle_offset;
+      inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
+                                                       joint.frame_follower.axes.col(2), true);
+      inst.is_lock = true;
+    } else {
+      rt.coordinate = Driver::Coordinate::kTranslation;
+      rt.offset = joint.translation_offset;
+      inst.constraint = std::make_shared<PointOnPlane>(
+          joint.frame_base.origin, joint.frame_base.axes.col(2), joint.frame_follower.origin, true);
+    }
+    rt.instance = static_cast<int>(instances.size());
+    joint_instances[static_cast<std::size_t>(j)].push_back(rt.instance);
+    instances.push_back(std::move(inst));
+    stick_slip_forces.push_back(static_cast<int>(f));
+    hold_driver.push_back(static_cast<int>(drivers.size()));
+    drivers.push_back(std::move(rt));
+    forces[f]->set_mode(kSlipPositive);
+  }
+}
+
+int System::Impl::hold_row(int k) const {
+  const DriverRuntime& d =
+      drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(k)])];
+  return instance_row[static_cast<std::size_t>(d.instance)];
+}
+
+void System::Impl::build_impulse_storage() {
   driver_samples.assign(drivers.size(), MotionSample{});
   // storage for the impulses of the last impact, per row of every instance
   int total_rows = 0;
@@ -269,6 +326,7 @@ char* find_switch(System::Impl& impl, std::string_view element, bool* structural
     }
   *structural = true;
   for (const System::Impl::DriverRuntime& d : impl.drivers) {
+    if (d.hold_force >= 0) continue;  // switched by its element's mode
     System::Impl::Instance& inst = impl.instances[static_cast<std::size_t>(d.instance)];
     if (inst.label == element) return &inst.enabled;
   }

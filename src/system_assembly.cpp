@@ -44,6 +44,11 @@ void add_correction(std::span<const ConstraintRow> rows, std::span<const interna
 ModelError row_error(const System::Impl& s, int row, const std::string& what) {
   const System::Impl::Instance& inst =
       s.instances[static_cast<std::size_t>(s.row_info[static_cast<std::size_t>(row)].instance)];
+  if (inst.driver >= 0 && s.drivers[static_cast<std::size_t>(inst.driver)].hold_force >= 0) {
+    const ForceElement& f = *s.forces[static_cast<std::size_t>(
+        s.drivers[static_cast<std::size_t>(inst.driver)].hold_force)];
+    return ModelError(f.where(), f.element_label(), what);
+  }
   if (inst.driver >= 0) {
     const Driver& d = s.model.drivers()[static_cast<std::size_t>(inst.driver)];
     return ModelError(d.where, fmt::format("driver '{}'", d.name), what);

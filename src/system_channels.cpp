@@ -174,6 +174,7 @@ void System::Impl::register_channels() {
   }
 
   // --- force elements ---------------------------------------------------------
+  int stick_slip_channels = 0;
   for (std::size_t f = 0; f < forces.size(); ++f) {
     const std::vector<std::string> names = forces[f]->channel_names();
     for (std::size_t k = 0; k < names.size(); ++k) {
@@ -183,6 +184,22 @@ void System::Impl::register_channels() {
                     if (force_enabled[f] == 0) return 0.0;
                     const ForceContext ctx(kin, t);
                     return forces[f]->channel_value(static_cast<int>(k), ctx);
+                  });
+    }
+    if (forces[f]->has_stick_slip()) {
+      // the friction force: -mode F_max slipping, the hold row's multiplier stuck
+      const int k = stick_slip_channels++;  // same order as build_holds
+      add_channel(fmt::format("{}.friction_force", forces[f]->name()),
+                  forces[f]->hold_is_angle() ? "N m" : "N", kDyn,
+                  "friction force on the follower along the coordinate (structural damping and "
+                  "dry friction; the hold row's multiplier while stuck)",
+                  [this, f, k] {
+                    if (force_enabled[f] == 0) return 0.0;
+                    const ForceElement& e = *forces[f];
+                    const ForceContext ctx(kin, t);
+                    if (e.mode() != kStick) return -e.mode() * e.slip_limit(ctx);
+                    const int row = hold_row(k);
+                    return row < 0 ? 0.0 : multiplier(row);
                   });
     }
   }

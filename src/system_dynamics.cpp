@@ -66,6 +66,7 @@ void System::Impl::compute_loads() {
 MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
   // values of the motion formula around t, for derivatives by 4th-order
   // central differences when no explicit derivative is given
+  if (!d.value) return {d.held, 0.0, 0.0};  // a stuck element's hold row
   const double t0 = t;
   auto at = [&](const internal::CompiledExpression& e, double time) {
     *time_slot = time;

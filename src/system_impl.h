@@ -40,11 +40,15 @@ struct System::Impl {
     bool is_lock = false;  // RotationLock (possibly driven): joins the lock group
   };
 
-  // A prescribed joint coordinate, compiled.
+  // A prescribed joint coordinate, compiled. The hold row of a stuck
+  // stick/slip element is one too, without formulas: it prescribes the
+  // value `held` the coordinate had when the element stuck (rate 0).
   struct DriverRuntime {
     int joint = -1;
     Driver::Coordinate coordinate = Driver::Coordinate::kAngle;
     double offset = 0.0;  // the coordinate's value in the assembled configuration
+    int hold_force = -1;  // the stick/slip force element it holds, or -1 (a model driver)
+    double held = 0.0;    // held value (minus offset), for a hold row
     std::unique_ptr<internal::CompiledExpression> value;
     std::unique_ptr<internal::CompiledExpression> rate;          // may be null
     std::unique_ptr<internal::CompiledExpression> acceleration;  // may be null
@@ -108,6 +112,10 @@ struct System::Impl {
   // --- construction (system.cpp, system_channels.cpp) ------------------------
   void build_instances();
   void build_drivers();
+  void build_holds();  // hold rows of the stick/slip elements (after build_drivers)
+  void build_impulse_storage();
+  /// Index of the stick/slip element k's hold row among the active rows, or -1.
+  int hold_row(int k) const;
   void prepare_forces();
   void register_channels();
   void add_channel(std::string name, std::string unit, Stage stage, std::string description,
@@ -189,6 +197,8 @@ struct System::Impl {
   std::vector<GivenRow> given_rows;
   std::vector<std::unique_ptr<ForceElement>> forces;
   std::vector<char> force_enabled;
+  std::vector<int> stick_slip_forces;  // force elements with a stick/slip law
+  std::vector<int> hold_driver;        // per stick/slip element: its hold row's driver
 
   // structure
   bool structure_dirty = true;

@@ -63,6 +63,23 @@ struct ForcePower {
 
 struct Joint;
 
+/// Which part of an element's force `apply_part` adds. Seed 003's two-pass
+/// ("modified") Newmark and Wilson schemes keep the linear part (stiffness,
+/// viscous damping) in the constant effective stiffness and move the
+/// nonlinear part (structural damping, dry friction) to the right-hand side.
+enum class ForcePart {
+  kAll,        ///< everything, as apply()
+  kLinear,     ///< the part linear in the coordinates and rates
+  kNonlinear,  ///< the rest (kAll = kLinear + kNonlinear)
+};
+
+/// Modes of a stick/slip element (docs/theory/stick-slip.md).
+enum StickSlipMode : int {
+  kSlipNegative = -1,  ///< slipping with a negative rate
+  kStick = 0,          ///< held by a constraint row
+  kSlipPositive = 1,   ///< slipping with a positive rate
+};
+
 /// Services available to an element while the System is being built.
 class ForceBuildContext {
  public:
@@ -108,6 +125,42 @@ class ForceElement {
   /// Value of channel k, valid after apply() at the same state.
   virtual double channel_value(int /*k*/, const ForceContext& /*ctx*/) const { return 0.0; }
 
+  // --- linear and nonlinear parts (seed 003 two-pass schemes) -------------
+  /// True if apply() contains a nonlinear part (kNonlinear adds something).
+  virtual bool has_nonlinear_part() const { return false; }
+  /// Adds the chosen part of the loads; returns its power split. The
+  /// default treats the whole element as linear.
+  virtual ForcePower apply_part(const ForceContext& ctx, LoadAccumulator& loads,
+                                ForcePart part) const {
+    return part == ForcePart::kNonlinear ? ForcePower{} : apply(ctx, loads);
+  }
+
+  // --- set-valued stick/slip law (seed 003, issue 16; Filippov) ------------
+  // An element with a stick/slip law is set-valued at a zero rate u' of its
+  // coordinate u: slipping (mode +-1) it adds the force -mode F_max(u); stuck
+  // (mode 0) its coordinate is held by a constraint row that the System adds
+  // (joint coordinate: a translation/rotation driver row held at the value
+  // of the instant of sticking), whose multiplier is the friction force.
+  // Switching (by Simulation, docs/theory/stick-slip.md): slip -> u' = 0 ->
+  // stick if |multiplier| <= F_max, else reverse; stick -> |multiplier| >
+  // F_max -> slip in the direction the load pushes.
+
+  /// True if the element has a stick/slip mode.
+  virtual bool has_stick_slip() const { return false; }
+  /// Joint whose coordinate is held while stuck, and whether it is the angle.
+  virtual const std::string& hold_joint() const;
+  virtual bool hold_is_angle() const { return false; }
+  /// The element's coordinate u (from its free value) at the evaluated state.
+  virtual double slip_coordinate(const ForceContext& /*ctx*/) const { return 0.0; }
+  /// The rate u' of the element's coordinate at the evaluated state.
+  virtual double slip_rate(const ForceContext& /*ctx*/) const { return 0.0; }
+  /// F_max(u) >= 0: the largest force the element transmits while stuck,
+  /// and the force it opposes the slip with.
+  virtual double slip_limit(const ForceContext& /*ctx*/) const { return 0.0; }
+  /// Current mode (StickSlipMode); a plain value the System reads and writes.
+  int mode() const { return mode_; }
+  void set_mode(int mode) { mode_ = mode; }
+
  protected:
   ForceElement(const ForceElement&) = default;
   ForceElement& operator=(const ForceElement&) = default;
@@ -115,6 +168,7 @@ class ForceElement {
  private:
   std::string name_;
   SourceLocation where_;
+  int mode_ = kSlipPositive;
 };
 
 }  // namespace ictus

@@ -19,10 +19,16 @@
 
 namespace ictus {
 
+namespace internal {
+class ElementSwitching;
+}
+
 /// One line of the event log.
 struct EventRecord {
   double t = 0.0;
-  std::string kind;  ///< "event", "switch", "impact", "structure", "warning", "stop", "failure"
+  /// "event", "switch", "impact", "structure", "warning", "stop", "failure";
+  /// stick/slip elements: "stick", "slip", "reversal"
+  std::string kind;
   std::string name;  ///< element or event name
   std::string detail;
 };
@@ -44,6 +50,7 @@ struct RunStatistics {
   int events = 0;
   int impacts = 0;
   int structure_changes = 0;
+  int element_switches = 0;  ///< mode changes of stick/slip elements (stick, slip, reversal)
   double end_time = 0.0;
   bool stopped_by_event = false;
   double wall_seconds = 0.0;
@@ -96,6 +103,10 @@ class Simulation final {
   std::vector<EventRecord> pending_;  // switches made before the initial assembly
   std::vector<EventState> events_;
   std::unique_ptr<Stepper> stepper_;
+  std::unique_ptr<internal::ElementSwitching> switching_;  // stick/slip elements
+  bool defer_log_ = false;                      // switches decided before the observers started ...
+  std::vector<EventRecord> deferred_switches_;  // ... are kept here until they have
+  int element_switches_ = 0;
   double t_ = 0.0;
   VecX y_;
   VecX work_;

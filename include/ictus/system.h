@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ictus/force.h"
 #include "ictus/math.h"
 #include "ictus/mechanical_system.h"
 #include "ictus/model.h"
@@ -171,6 +172,25 @@ class System final : public MechanicalSystem {
   /// True if switching `element` changes the constraint structure (joints,
   /// joint members, drivers), false for force elements.
   bool switch_is_structural(std::string_view element) const;
+
+  // --- stick/slip elements (force.h; docs/theory/stick-slip.md) -------------
+  /// Number of force elements with a stick/slip law; `k` below counts them.
+  int stick_slip_count() const;
+  const ForceElement& stick_slip_element(int k) const;
+  /// Whether element k is switched on (a switched-off element never sticks).
+  bool stick_slip_enabled(int k) const;
+  /// Sets element k's mode (StickSlipMode). kStick holds its coordinate at
+  /// its value in the last evaluated state by switching its hold row on.
+  /// Returns true if the constraint structure changed.
+  bool set_stick_slip_mode(int k, int mode);
+  /// At the last evaluated state: the rate u' of element k's coordinate and
+  /// F_max(u).
+  double stick_slip_coordinate(int k);
+  double stick_slip_rate(int k);
+  double stick_slip_limit(int k);
+  /// Friction force of element k on the follower along its coordinate:
+  /// -mode F_max slipping, the hold row's multiplier stuck (needs dynamics).
+  double friction_force(int k);
 
   // --- impacts ----------------------------------------------------------------
   /// System impact (seed 000 eqs. 3-5): external impulses pe are applied and

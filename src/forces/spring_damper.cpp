@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace ictus {
 
 SpringDamper::SpringDamper(std::string name, BodyIndex a, Vec3 point_a_B, BodyIndex b,
@@ -18,6 +20,12 @@ SpringDamper::SpringDamper(std::string name, BodyIndex a, Vec3 point_a_B, BodyIn
                      fmt::format("stiffness ({}), damping ({}) and free_length ({}) must be >= 0 "
                                  "and the preload finite",
                                  p_.stiffness, p_.damping, p_.free_length));
+  if (!(p_.structural_damping >= 0.0) || !(p_.dry_friction >= 0.0) ||
+      !std::isfinite(p_.structural_damping) || !std::isfinite(p_.dry_friction))
+    throw ModelError(this->where(), element_label(),
+                     fmt::format("structural_damping ({}) and dry_friction ({}) must be finite "
+                                 "and >= 0",
+                                 p_.structural_damping, p_.dry_friction));
 }
 
 std::unique_ptr<ForceElement> SpringDamper::clone() const {
@@ -43,12 +51,38 @@ double SpringDamper::tension(const Geometry& g) const {
   return p_.preload + p_.stiffness * (g.length - p_.free_length) + p_.damping * g.rate;
 }
 
+double SpringDamper::slip_limit(const ForceContext& ctx) const {
+  // F_max = psi k |u| + fT (seed 003 eq. 4 with |u|, REPORT.md case 3)
+  return p_.structural_damping * p_.stiffness * std::abs(geometry(ctx).length - p_.free_length) +
+         p_.dry_friction;
+}
+
+double SpringDamper::friction(const ForceContext& ctx) const {
+  return has_stick_slip() && mode() != kStick ? mode() * slip_limit(ctx) : 0.0;
+}
+
 ForcePower SpringDamper::apply(const ForceContext& ctx, LoadAccumulator& loads) const {
+  return apply_part(ctx, loads, ForcePart::kAll);
+}
+
+ForcePower SpringDamper::apply_part(const ForceContext& ctx, LoadAccumulator& loads,
+                                    ForcePart part) const {
   const Geometry g = geometry(ctx);
-  const double t = tension(g);
+  double t = 0.0;
+  ForcePower power;
+  if (part != ForcePart::kNonlinear) {
+    t = tension(g);
+    power.dissipated = p_.damping * g.rate * g.rate;
+  }
+  if (part != ForcePart::kLinear) {
+    // slipping, the friction resists the change of length
+    const double f = friction(ctx);
+    t += f;
+    power.dissipated += f * g.rate;
+  }
   loads.add_force_at(a_, ctx.body(a_), t * g.e, g.p_a);
   loads.add_force_at(b_, ctx.body(b_), -t * g.e, g.p_b);
-  return {0.0, p_.damping * g.rate * g.rate};
+  return power;
 }
 
 double SpringDamper::potential_energy(const ForceContext& ctx) const {
@@ -57,11 +91,12 @@ double SpringDamper::potential_energy(const ForceContext& ctx) const {
 }
 
 std::vector<std::string> SpringDamper::channel_names() const {
+  if (has_stick_slip()) return {"length", "rate", "force", "mode"};
   return {"length", "rate", "force"};
 }
 
 std::string SpringDamper::channel_unit(int k) const {
-  static constexpr const char* kUnits[] = {"m", "m/s", "N"};
+  static constexpr const char* kUnits[] = {"m", "m/s", "N", ""};
   return kUnits[k];
 }
 
@@ -69,7 +104,8 @@ double SpringDamper::channel_value(int k, const ForceContext& ctx) const {
   const Geometry g = geometry(ctx);
   if (k == 0) return g.length;
   if (k == 1) return g.rate;
-  return tension(g);
+  if (k == 3) return mode();
+  return tension(g) + friction(ctx);
 }
 
 }  // namespace ictus

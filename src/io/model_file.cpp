@@ -563,6 +563,8 @@ std::unique_ptr<ForceElement> read_spring_damper(MapReader& r, const std::string
     p.damping = r.positive("damping", 0.0, true);
     p.free_value = r.number("free_position", 0.0);
     p.preload = r.number("preload", 0.0);
+    p.structural_damping = r.positive("structural_damping", 0.0, true);
+    p.dry_friction = r.positive("dry_friction", 0.0, true);
     return std::make_unique<JointSpringDamper>(name, r.required_string("joint", "a joint name"),
                                                JointSpringDamper::Coordinate::kTranslation, p,
                                                r.where());
@@ -583,6 +585,8 @@ std::unique_ptr<ForceElement> read_spring_damper(MapReader& r, const std::string
   p.damping = r.positive("damping", 0.0, true);
   p.free_length = r.positive("free_length", (pb - pa).norm(), true);
   p.preload = r.number("preload", 0.0);
+  p.structural_damping = r.positive("structural_damping", 0.0, true);
+  p.dry_friction = r.positive("dry_friction", 0.0, true);
   const Mat3 Ra = model.initial_orientation(ia).toRotationMatrix();
   const Mat3 Rb = model.initial_orientation(ib).toRotationMatrix();
   return std::make_unique<SpringDamper>(
@@ -598,6 +602,8 @@ std::unique_ptr<ForceElement> read_rotational_spring_damper(MapReader& r, const 
   p.free_value = r.has("free_angle_deg") ? r.required_number("free_angle_deg") * kPi / 180.0
                                          : r.number("free_angle", 0.0);
   p.preload = r.number("preload", 0.0);
+  p.structural_damping = r.positive("structural_damping", 0.0, true);
+  p.dry_friction = r.positive("dry_friction", 0.0, true);
   return std::make_unique<JointSpringDamper>(name, r.required_string("joint", "a joint name"),
                                              JointSpringDamper::Coordinate::kAngle, p, r.where());
 }

@@ -173,6 +173,27 @@ TEST(StepLoopAllocation, FourBarWithRedundantRowsAndAnArmedEvent) {
   EXPECT_GT(steps, 20);
 }
 
+// Stick/slip elements (seed 003): their switching functions are evaluated
+// after every step and on the dense output, stuck (the hold row's force
+// against F_max) and slipping (the rate), before their first switch.
+TEST(StepLoopAllocation, StuckDryFrictionMount) {
+  Model model = load_model(test::source_path("examples/suspension.yaml"), {{"fT", "44.2"}});
+  model.settings().until = 0.02;  // stuck until 0.0227 s
+  model.settings().output_step = 1e-3;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 5);
+}
+
+TEST(StepLoopAllocation, SlippingStructuralDampingMount) {
+  Model model = load_model(test::source_path("examples/suspension.yaml"), {{"psi", "0.24"}});
+  model.settings().until = 0.19;  // the first reversal is at 0.1947 s
+  model.settings().output_step = 1e-2;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 20);
+}
+
 }  // namespace
 }  // namespace ictus
 

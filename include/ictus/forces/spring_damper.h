@@ -8,13 +8,22 @@ namespace ictus {
 /// Tension T = F0 + k (L - L0) + c L', L = |P_b - P_a|, acting along the
 /// line of the two points (positive tension pulls them together).
 /// Potential V = F0 (L - L0) + k (L - L0)^2 / 2; dissipated power c L'^2.
+///
+/// Nonlinear damping (seed 003, issue 16), u = L - L0: structural damping
+/// psi k |u| sgn(L') and dry friction fT sgn(L'), set-valued at L' = 0 with
+/// F_max = psi k |u| + fT; slipping in mode +-1 the tension grows by
+/// mode F_max (force.h, stick/slip law). Sticking between two points needs a
+/// distance row that this version does not build: the System rejects such
+/// an element (put it on a joint coordinate).
 class SpringDamper final : public ForceElement {
  public:
   struct Parameters {
-    double stiffness = 0.0;    ///< k >= 0 [N/m]
-    double damping = 0.0;      ///< c >= 0 [N s/m]
-    double free_length = 0.0;  ///< L0 >= 0 [m]
-    double preload = 0.0;      ///< F0 [N], tension at L = L0
+    double stiffness = 0.0;           ///< k >= 0 [N/m]
+    double damping = 0.0;             ///< c >= 0 [N s/m]
+    double free_length = 0.0;         ///< L0 >= 0 [m]
+    double preload = 0.0;             ///< F0 [N], tension at L = L0
+    double structural_damping = 0.0;  ///< psi >= 0
+    double dry_friction = 0.0;        ///< fT >= 0 [N]
   };
 
   /// Points in body coordinates of bodies a and b. Throws ModelError for
@@ -31,13 +40,26 @@ class SpringDamper final : public ForceElement {
   std::string channel_unit(int k) const override;
   double channel_value(int k, const ForceContext& ctx) const override;
 
+  bool has_nonlinear_part() const override { return has_stick_slip(); }
+  ForcePower apply_part(const ForceContext& ctx, LoadAccumulator& loads,
+                        ForcePart part) const override;
+  bool has_stick_slip() const override {
+    return p_.structural_damping > 0.0 || p_.dry_friction > 0.0;
+  }
+  double slip_coordinate(const ForceContext& ctx) const override {
+    return geometry(ctx).length - p_.free_length;
+  }
+  double slip_rate(const ForceContext& ctx) const override { return geometry(ctx).rate; }
+  double slip_limit(const ForceContext& ctx) const override;
+
  private:
   struct Geometry {
     Vec3 p_a, p_b, e;  // points and unit vector from a to b
     double length, rate;
   };
   Geometry geometry(const ForceContext& ctx) const;
-  double tension(const Geometry& g) const;
+  double tension(const Geometry& g) const;         // linear part
+  double friction(const ForceContext& ctx) const;  // slipping: mode F_max
 
   BodyIndex a_;
   Vec3 point_a_B_;

@@ -1,0 +1,164 @@
+#include "element_switching.h"
+
+#include <fmt/format.h>
+
+namespace ictus::internal {
+
+ElementSwitching::ElementSwitching(System& system, Log log)
+    : system_(system), log_(std::move(log)) {
+  const auto count = static_cast<std::size_t>(system_.stick_slip_count());
+  g_last_.assign(count, 1.0);
+  lambda_ahead_.assign(count, 0.0);
+  ahead_negative_.assign(count, 0);
+  switched_.assign(count, 0);
+}
+
+double ElementSwitching::value(int k, double t, const VecX& y) {
+  const int mode = system_.stick_slip_element(k).mode();
+  if (mode != kStick) {
+    system_.evaluate(t, y, Stage::kKinematics);
+    return mode * system_.stick_slip_rate(k);
+  }
+  system_.evaluate(t, y, Stage::kDynamics);
+  return system_.stick_slip_limit(k) - std::abs(system_.friction_force(k));
+}
+
+// Stuck, |lambda| = F_max still holds (the set includes its boundary);
+// slipping, u' = 0 ends the slip.
+bool ElementSwitching::crossed(int k, double g) const {
+  return system_.stick_slip_element(k).mode() == kStick ? g < 0.0 : g <= 0.0;
+}
+
+void ElementSwitching::remember(double t, const VecX& y) {
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
+    g_last_[static_cast<std::size_t>(k)] = value(k, t, y);
+}
+
+void ElementSwitching::log_switch(int k, double t, int before, const char* kind) {
+  const int mode = system_.stick_slip_element(k).mode();
+  log_({t, kind, system_.stick_slip_element(k).name(),
+        fmt::format("mode {:+d} -> {:+d}; u = {:.12g}, u' = {:.3g}, friction force {:.12g}, "
+                    "F_max {:.12g}",
+                    before, mode, system_.stick_slip_coordinate(k), system_.stick_slip_rate(k),
+                    system_.friction_force(k), system_.stick_slip_limit(k))});
+}
+
+void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start) {
+  const int before = system_.stick_slip_element(k).mode();
+  // hold the coordinate where it is; the plastic impact of the hold row takes
+  // out the rate left by the root finding (its tiny loss is booked)
+  system_.evaluate(t, y, Stage::kKinematics);
+  if (system_.set_stick_slip_mode(k, kStick)) system_.apply_impact(t, y);
+  system_.evaluate(t, y, Stage::kDynamics);
+  double lambda = system_.friction_force(k);
+  const double limit = system_.stick_slip_limit(k);
+  if (std::abs(lambda) <= limit) {
+    // held at the boundary |lambda| = F_max (structural damping at u = 0, or
+    // a load that starts at zero): the look-ahead decides, as the reference
+    // does with the load a moment later
+    const double now = limit - std::abs(lambda);
+    const double next = look_ahead(k, t, y);
+    if (!(std::abs(now) <= 1e3 * std::abs(next - now) && next < 0.0)) {
+      system_.evaluate(t, y, Stage::kDynamics);  // log the state at t, not ahead
+      log_switch(k, t, start ? kStick : before, "stick");
+      return;
+    }
+    lambda = lambda_ahead_[static_cast<std::size_t>(k)];
+    system_.evaluate(t, y, Stage::kDynamics);
+  }
+  // the load overcomes F_max: slip the way it pushes (against lambda)
+  const int mode = lambda > 0.0 ? kSlipNegative : kSlipPositive;
+  system_.set_stick_slip_mode(k, mode);
+  system_.evaluate(t, y, Stage::kKinematics);
+  log_switch(k, t, start ? kStick : before, start || mode == before ? "slip" : "reversal");
+}
+
+int ElementSwitching::apply(double t, VecX& y, bool start) {
+  int switches = 0;
+  std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
+  for (int round = 0; round < 10; ++round) {
+    std::fill(switched_.begin(), switched_.end(), char{0});
+    for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      if (!system_.stick_slip_enabled(k)) continue;
+      const int mode = system_.stick_slip_element(k).mode();
+      if (start && round == 0) {
+        // at t0 a moving element slips the way it moves; one at rest is
+        // decided like a slip that has just stopped
+        system_.evaluate(t, y, Stage::kKinematics);
+        const double rate = system_.stick_slip_rate(k);
+        if (rate != 0.0) {
+          system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
+        } else {
+          decide_at_zero_rate(k, t, y, true);
+        }
+        ++switches;
+        switched_[static_cast<std::size_t>(k)] = 1;
+        continue;
+      }
+      const bool fires =
+          ahead_negative_[ki] != 0 || (g_last_[ki] > 0.0 && crossed(k, value(k, t, y)));
+      if (!fires) continue;
+      if (mode != kStick) {
+        decide_at_zero_rate(k, t, y, false);
+      } else {
+        // the hold gives way; at |lambda| = F_max exactly (an element that
+        // sticks at the boundary) the look-ahead tells the direction
+        system_.evaluate(t, y, Stage::kDynamics);
+        double lambda = system_.friction_force(k);
+        if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
+        system_.set_stick_slip_mode(k, lambda > 0.0 ? kSlipNegative : kSlipPositive);
+        system_.evaluate(t, y, Stage::kKinematics);
+        log_switch(k, t, kStick, "slip");
+      }
+      g_last_[ki] = 1.0;
+      ++switches;
+      switched_[ki] = 1;
+    }
+    settle(t, y);
+    bool pending = false;
+    for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      // an element just set slipping was given its direction by the force
+      // (at rest with no acceleration yet, its rate is still zero ahead)
+      if (switched_[ki] != 0 && system_.stick_slip_element(k).mode() != kStick &&
+          g_last_[ki] <= 0.0)
+        g_last_[ki] = 1e-300;
+      ahead_negative_[ki] = system_.stick_slip_enabled(k) && crossed(k, g_last_[ki]) ? 1 : 0;
+      pending = pending || ahead_negative_[ki] != 0;
+    }
+    if (!pending) break;
+  }
+  return switches;
+}
+
+double ElementSwitching::look_ahead(int k, double t, const VecX& y) {
+  const double delta = 1e-9 * std::max(1.0, std::abs(t));
+  rate_.resize(y.size());
+  system_.derivative(t, y, rate_);
+  ahead_ = y + delta * rate_;
+  const double next = value(k, t + delta, ahead_);
+  if (system_.stick_slip_element(k).mode() == kStick)
+    lambda_ahead_[static_cast<std::size_t>(k)] = system_.friction_force(k);
+  return next;
+}
+
+void ElementSwitching::settle(double t, const VecX& y) {
+  if (g_last_.empty()) return;
+  // the side each function takes a moment after t along the motion
+  const double delta = 1e-9 * std::max(1.0, std::abs(t));
+  rate_.resize(y.size());
+  system_.derivative(t, y, rate_);
+  ahead_ = y + delta * rate_;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    const double now = value(k, t, y);
+    const double next = value(k, t + delta, ahead_);
+    if (system_.stick_slip_element(k).mode() == kStick)
+      lambda_ahead_[ki] = system_.friction_force(k);
+    // trust the present value unless it is at round-off level of the change
+    g_last_[ki] = std::abs(now) > 1e3 * std::abs(next - now) ? now : next;
+  }
+}
+
+}  // namespace ictus::internal

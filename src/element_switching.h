@@ -1,0 +1,105 @@
+// Switching of stick/slip force elements (seed 003, issue 16): the
+// Simulation's side of the set-valued law at zero rate (force.h,
+// docs/theory/stick-slip.md). Each element declares a switching function,
+// positive while its mode persists,
+//   slipping (mode s = +-1):  g = s u'            (the slip stops at u' = 0)
+//   stuck    (mode 0):        g = F_max - |lambda| (the hold row gives way)
+// whose zero crossings are located on the integrator's dense output like
+// event conditions, then decided at the crossing like Filippov's solution
+// (REPORT.md case 3): at u' = 0 the element sticks if the hold row's force
+// lambda stays within F_max, otherwise it slips the way the load pushes
+// (a reversal, or on in the same direction).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "ictus/simulation.h"
+#include "ictus/system.h"
+
+namespace ictus::internal {
+
+class ElementSwitching {
+ public:
+  using Log = std::function<void(EventRecord)>;
+  ElementSwitching(System& system, Log log);
+
+  bool empty() const { return g_last_.empty(); }
+  /// Switching function of element k at (t, y) (evaluates the System).
+  double value(int k, double t, const VecX& y);
+  /// Remembers the side of every function at an accepted state.
+  void remember(double t, const VecX& y);
+
+  /// Earliest zero crossing in (t0, t1] of a function that was positive at
+  /// t0, by the Illinois method on the dense output `interpolate(t, y)`;
+  /// t1 + 1 if none. `work` is scratch of the state's size.
+  template <class Interpolate>
+  double locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate, VecX& work);
+
+  /// Decides the modes at the instant t (an located crossing, or the start
+  /// of the run when `start`): switches every element whose function has
+  /// crossed, then, in further rounds, those whose function the look-ahead
+  /// along the motion shows negative. May change the velocities (a sticking
+  /// element's rate is set to exactly zero by a plastic impact of its hold
+  /// row). Returns the number of switches.
+  int apply(double t, VecX& y, bool start);
+  /// Look-ahead side of every function just after t (as settle_conditions).
+  void settle(double t, const VecX& y);
+
+ private:
+  bool crossed(int k, double g) const;
+  /// Element k at u' = 0: sticks or slips the way the load pushes.
+  void decide_at_zero_rate(int k, double t, VecX& y, bool start);
+  void log_switch(int k, double t, int before, const char* kind);
+  /// Element k's function a moment after t along the motion (and, stuck,
+  /// the hold force there in lambda_ahead_).
+  double look_ahead(int k, double t, const VecX& y);
+
+  System& system_;
+  Log log_;
+  std::vector<double> g_last_;
+  std::vector<double> lambda_ahead_;  // hold force a moment after the instant
+  std::vector<char> ahead_negative_;
+  std::vector<char> switched_;  // in the current round
+  VecX rate_, ahead_;
+};
+
+template <class Interpolate>
+double ElementSwitching::locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate,
+                                VecX& work) {
+  double t_event = t1 + 1.0;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    if (!system_.stick_slip_enabled(k) || !(g_last_[static_cast<std::size_t>(k)] > 0.0)) continue;
+    const double g1 = value(k, t1, y1);
+    if (!crossed(k, g1)) continue;
+    // Illinois method (as for the event conditions), keeping the crossing
+    // bracketed: b is the first point found on the crossed side
+    double a = t0, b = t1;
+    double fa = g_last_[static_cast<std::size_t>(k)], fb = g1;
+    int side = 0;
+    const double tolerance = 1e-14 * std::max(1.0, std::abs(t1));
+    for (int iter = 0; iter < 200 && b - a > tolerance; ++iter) {
+      double c = (a * fb - b * fa) / (fb - fa);
+      if (!(c > a && c < b)) c = 0.5 * (a + b);
+      interpolate(c, work);
+      const double gc = value(k, c, work);
+      if (crossed(k, gc)) {
+        b = c;
+        fb = gc;
+        if (side == 1) fa *= 0.5;
+        side = 1;
+      } else {
+        a = c;
+        fa = gc;
+        if (side == -1) fb *= 0.5;
+        side = -1;
+      }
+    }
+    t_event = std::min(t_event, b);
+  }
+  return t_event;
+}
+
+}  // namespace ictus::internal

@@ -1,0 +1,77 @@
+// Stick/slip elements (seed 003, issue 16): the System's side of the
+// set-valued law at zero rate. The element adds its slip force itself; the
+// System holds its coordinate by a driver row while it sticks
+// (System::Impl::build_holds) and reports the friction force. The switching
+// (when to stick, when to slip) is decided by the Simulation
+// (src/element_switching.cpp).
+#include "ictus/system.h"
+#include "system_impl.h"
+
+namespace ictus {
+
+int System::stick_slip_count() const {
+  return static_cast<int>(impl_->stick_slip_forces.size());
+}
+
+const ForceElement& System::stick_slip_element(int k) const {
+  return *impl_->forces[static_cast<std::size_t>(
+      impl_->stick_slip_forces[static_cast<std::size_t>(k)])];
+}
+
+bool System::stick_slip_enabled(int k) const {
+  return impl_->force_enabled[static_cast<std::size_t>(
+             impl_->stick_slip_forces[static_cast<std::size_t>(k)])] != 0;
+}
+
+bool System::set_stick_slip_mode(int k, int mode) {
+  Impl& s = *impl_;
+  ForceElement& f =
+      *s.forces[static_cast<std::size_t>(s.stick_slip_forces[static_cast<std::size_t>(k)])];
+  Impl::DriverRuntime& d =
+      s.drivers[static_cast<std::size_t>(s.hold_driver[static_cast<std::size_t>(k)])];
+  Impl::Instance& hold = s.instances[static_cast<std::size_t>(d.instance)];
+  const int before = f.mode();
+  f.set_mode(mode);
+  s.dynamics_valid = false;
+  s.state_current = false;  // formula slots may read the element's channels
+  if (mode == kStick && before != kStick) {
+    // held where it is: the value at the instant of sticking
+    d.held = d.coordinate == Driver::Coordinate::kAngle ? s.joint_angle(d.joint) - d.offset
+                                                        : s.joint_translation(d.joint) - d.offset;
+  }
+  const char on = mode == kStick ? 1 : 0;
+  if (hold.enabled == on) return false;
+  hold.enabled = on;
+  s.mark_structure_changed();
+  return true;
+}
+
+double System::stick_slip_coordinate(int k) {
+  Impl& s = *impl_;
+  const ForceContext ctx(s.kin, s.t);
+  return stick_slip_element(k).slip_coordinate(ctx);
+}
+
+double System::stick_slip_rate(int k) {
+  Impl& s = *impl_;
+  const ForceContext ctx(s.kin, s.t);
+  return stick_slip_element(k).slip_rate(ctx);
+}
+
+double System::stick_slip_limit(int k) {
+  Impl& s = *impl_;
+  const ForceContext ctx(s.kin, s.t);
+  return stick_slip_element(k).slip_limit(ctx);
+}
+
+double System::friction_force(int k) {
+  Impl& s = *impl_;
+  const ForceElement& f = stick_slip_element(k);
+  if (!stick_slip_enabled(k)) return 0.0;
+  if (f.mode() != kStick) return -f.mode() * stick_slip_limit(k);
+  s.ensure_dynamics();
+  const int row = s.hold_row(k);
+  return row < 0 ? 0.0 : s.multiplier(row);
+}
+
+}  // namespace ictus
