@@ -57,6 +57,7 @@ System::Impl::Impl(const Model& m) : model(m), live_joints(m.joints()) {
   for (const Body& b : model.bodies()) inverse_mass.push_back({1.0 / b.mass, b.inertia.inverse()});
   kin.resize(static_cast<std::size_t>(n));
   loads.resize(static_cast<std::size_t>(n));
+  frozen_loads.resize(static_cast<std::size_t>(n));
   accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
   free_accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
   y = VecX::Zero(13 * n + kAuxCount);
@@ -405,6 +406,22 @@ void System::accelerations(double t, const VecX& y, Eigen::Ref<VecX> rates) {
   rates(6 * n + kAuxDissipated) = s.power.dissipated;
   rates(6 * n + kAuxImpactLoss) = 0.0;  // these change only in jumps, at events
   rates(6 * n + kAuxSwitching) = 0.0;
+}
+
+bool System::has_nonlinear_forces() const {
+  for (const auto& f : impl_->forces)
+    if (f->has_nonlinear_part()) return true;
+  return false;
+}
+
+void System::freeze_nonlinear_forces(double t, const VecX* y) {
+  Impl& s = *impl_;
+  if (y != nullptr) {
+    s.freeze_nonlinear_loads(t, *y);
+  } else if (s.nonlinear_frozen) {
+    s.nonlinear_frozen = false;
+    s.state_current = false;
+  }
 }
 
 void System::evaluate(double t, const VecX& y, Stage stage) {

@@ -53,7 +53,10 @@ void System::Impl::compute_loads() {
   LoadAccumulator accumulator(loads);
   for (std::size_t f = 0; f < forces.size(); ++f) {
     if (force_enabled[f] == 0) continue;
-    const ForcePower p = forces[f]->apply(ctx, accumulator);
+    // two-pass scheme: the nonlinear parts act as at the frozen state
+    const ForcePower p = nonlinear_frozen && forces[f]->has_nonlinear_part()
+                             ? forces[f]->apply_part(ctx, accumulator, ForcePart::kLinear)
+                             : forces[f]->apply(ctx, accumulator);
     // a formula that became NaN or inf: name the element (its power is then not finite)
     if (!std::isfinite(p.applied) || !std::isfinite(p.dissipated))
       throw SimulationError(t, fmt::format("{} is not finite (NaN or inf); check its formulas",
@@ -61,6 +64,32 @@ void System::Impl::compute_loads() {
     power.applied += p.applied;
     power.dissipated += p.dissipated;
   }
+  if (nonlinear_frozen) add_frozen_loads();
+}
+
+void System::Impl::add_frozen_loads() {
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    loads[i].force_W += frozen_loads[i].force_W;
+    loads[i].torque_B += frozen_loads[i].torque_B;
+  }
+  power.dissipated += frozen_power.dissipated;
+  power.applied += frozen_power.applied;
+}
+
+void System::Impl::freeze_nonlinear_loads(double time, const VecX& state) {
+  compute_kinematics(time, state);
+  for (BodyLoad& l : frozen_loads) l = BodyLoad{};
+  frozen_power = {};
+  const ForceContext ctx(kin, t);
+  LoadAccumulator accumulator(frozen_loads);
+  for (std::size_t f = 0; f < forces.size(); ++f) {
+    if (force_enabled[f] == 0 || !forces[f]->has_nonlinear_part()) continue;
+    const ForcePower p = forces[f]->apply_part(ctx, accumulator, ForcePart::kNonlinear);
+    frozen_power.applied += p.applied;
+    frozen_power.dissipated += p.dissipated;
+  }
+  nonlinear_frozen = true;
+  state_current = false;  // evaluations from now on see the frozen loads
 }
 
 MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {

@@ -140,6 +140,10 @@ struct System::Impl {
   void compute_rows();
   void solve_dynamics();
   void compute_all(double t, const VecX& y);
+  /// Two-pass scheme (seed 003): the nonlinear parts of the force elements at
+  /// (time, state) replace theirs in every evaluation until unfrozen.
+  void freeze_nonlinear_loads(double time, const VecX& state);
+  void add_frozen_loads();
   /// True if (t, y) is the state of the last evaluation (audit entries aside,
   /// which are then taken over).
   bool is_current(double t, const VecX& y);
@@ -227,6 +231,9 @@ struct System::Impl {
   VecX y;  // copy of the last evaluated state
   std::vector<BodyKinematics> kin;
   std::vector<BodyLoad> loads;
+  bool nonlinear_frozen = false;
+  std::vector<BodyLoad> frozen_loads;  // the nonlinear parts at the frozen state
+  ForcePower frozen_power;
   std::vector<Vec6> accelerations;  // per body [a_W; alpha_B]
   std::vector<Vec6> free_accelerations;
   VecX multipliers;

@@ -121,6 +121,8 @@ class System final : public MechanicalSystem {
   /// structure is analysed. Throw SimulationError if the constraint set is
   /// inconsistent or a value is not finite.
   void accelerations(double t, const VecX& y, Eigen::Ref<VecX> rates) override;
+  bool has_nonlinear_forces() const override;
+  void freeze_nonlinear_forces(double t, const VecX* y) override;
   /// Evaluates the state up to `stage` so channels can be read.
   void evaluate(double t, const VecX& y, Stage stage);
   /// Records an accepted state (joint angles are unwrapped across steps).
