@@ -211,7 +211,7 @@ const char* kind_name(ictus::Mode::Kind k) {
     case ictus::Mode::Kind::kRigid:
       return "rigid-body";
     case ictus::Mode::Kind::kReal:
-      return "overdamped";
+      return "decaying";
     case ictus::Mode::Kind::kDivergent:
       return "divergent";
   }

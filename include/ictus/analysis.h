@@ -86,8 +86,9 @@ struct ModalOptions {
   /// Finite-difference step of the positions: rotations [rad], translations
   /// as this fraction of the length scale (central differences).
   double step = 1e-5;
-  /// |lambda| below this fraction of the largest |lambda| is a rigid-body
-  /// (zero-frequency) mode.
+  /// A mode whose stiffness eigenvalue omega^2 is below rigid_tolerance^2
+  /// times the largest, or below 1e-8 max(|g|, 1 m/s^2) / L (a frequency of
+  /// 1e-4 sqrt(g / L)), is a rigid-body (zero-frequency) mode.
   double rigid_tolerance = 1e-4;
 };
 
@@ -96,7 +97,7 @@ struct Mode {
   enum class Kind {
     kOscillatory,  ///< complex pair (reported once, Im > 0)
     kRigid,        ///< zero frequency: nothing resists the motion
-    kReal,         ///< real lambda < 0: overdamped decay, time constant -1/lambda
+    kReal,         ///< real lambda < 0: decay without oscillation, time constant -1/lambda
     kDivergent,    ///< real lambda > 0: static divergence (unstable equilibrium)
   };
   Kind kind = Kind::kOscillatory;

@@ -74,12 +74,13 @@ ModalResult compute_modes(System& system, double t, const VecX& y0, const ModalO
   const MatX k_sym = 0.5 * (result.stiffness + result.stiffness.transpose());
   const Eigen::GeneralizedSelfAdjointEigenSolver<MatX> undamped(k_sym, result.mass);
   const double k_max = undamped.eigenvalues().cwiseAbs().maxCoeff();
-  const double rigid_k = options.rigid_tolerance * options.rigid_tolerance * k_max;
+  const double rigid_k = std::max(options.rigid_tolerance * options.rigid_tolerance * k_max,
+                                  tangent.stiffness_floor());
   std::vector<Mode> rigid;
   for (Eigen::Index i = 0; i < dof; ++i) {
     const double k = undamped.eigenvalues()(i);
     result.undamped_frequencies.push_back(k >= 0.0 ? std::sqrt(k) : -std::sqrt(-k));
-    if (std::abs(k) <= rigid_k || k_max == 0.0) {
+    if (std::abs(k) <= rigid_k) {
       Mode m;
       m.kind = Mode::Kind::kRigid;
       m.shape =
@@ -101,7 +102,10 @@ ModalResult compute_modes(System& system, double t, const VecX& y0, const ModalO
   for (Eigen::Index i = 0; i < lambdas.size(); ++i) {
     const std::complex<double> l = lambdas(i);
     const double size = std::abs(l);
-    if (!rigid.empty() && size <= options.rigid_tolerance * l_max) continue;  // counted above
+    // counted above
+    if (!rigid.empty() &&
+        size <= std::max(options.rigid_tolerance * l_max, std::sqrt(tangent.stiffness_floor())))
+      continue;
     Mode m;
     m.eigenvalue = l;
     m.omega_n = size;

@@ -201,7 +201,8 @@ StaticResult solve_static(System& system, double t, const VecX& y0, const Static
       VecX along = VecX::Zero(dof);
       VecX first;
       for (Eigen::Index i = 0; i < eig.eigenvalues().size(); ++i) {
-        if (std::abs(eig.eigenvalues()(i)) > 1e-8 * biggest && biggest > 0.0) continue;
+        if (std::abs(eig.eigenvalues()(i)) > std::max(1e-8 * biggest, tangent.stiffness_floor()))
+          continue;
         const VecX v = eig.eigenvectors().col(i);
         if (first.size() == 0) first = v;
         along += v * v.dot(r);
@@ -241,13 +242,13 @@ StaticResult solve_static(System& system, double t, const VecX& y0, const Static
     for (Eigen::Index i = 0; i < eig.eigenvalues().size(); ++i) {
       const double k = eig.eigenvalues()(i);
       result.stiffness_eigenvalues.push_back(k);
-      if (k < -1e-8 * biggest) result.stable = false;
+      if (k < -std::max(1e-8 * biggest, tangent.stiffness_floor())) result.stable = false;
     }
     if (!result.stable)
       result.notes.push_back(
           "the equilibrium is unstable: the stiffness about it has a negative eigenvalue "
           "(`ictus modes` shows the divergent direction)");
-    else if (biggest == 0.0 || eig.eigenvalues().minCoeff() < 1e-8 * biggest)
+    else if (eig.eigenvalues().minCoeff() < std::max(1e-8 * biggest, tangent.stiffness_floor()))
       result.notes.push_back(
           "the equilibrium is neutral in some direction (zero stiffness): the loads vanish "
           "there, and so does any restoring load");

@@ -79,6 +79,10 @@ VecX ConstrainedTangent::acceleration(const VecX& y) {
   return dy_.segment(7 * n_, 6 * n_);
 }
 
+double ConstrainedTangent::stiffness_floor() const {
+  return 1e-8 * std::max(system_.model().gravity().norm(), 1.0) / length_;
+}
+
 double ConstrainedTangent::physical_size(const VecX& xi) const {
   double size = 0.0;
   for (int b = 0; b < n_; ++b)

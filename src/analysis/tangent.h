@@ -37,6 +37,10 @@ class ConstrainedTangent {
   MatX null_space(const VecX& y);
   /// Accelerations [a_W; alpha_B] per body at y (the velocity block of y').
   VecX acceleration(const VecX& y);
+  /// Stiffness eigenvalues (omega^2 in M-orthonormal coordinates [1/s^2])
+  /// below this are zero: 1e-8 max(|g|, 1 m/s^2) / L, a frequency of 1e-4
+  /// sqrt(g / L), well above the differencing noise (~1e-11 g / L).
+  double stiffness_floor() const;
   /// Size of a tangent vector in physical units: largest rotation [rad] or
   /// translation / length scale of any body.
   double physical_size(const VecX& xi) const;
