@@ -1,4 +1,5 @@
-// The ictus command line: run, check and list the channels of a model file.
+// The ictus command line: run, check, static equilibrium, modes and the
+// channels of a model file.
 //
 // Exit status: 0 success; 2 bad input (model file, parameters, options);
 // 3 the simulation failed midway; 1 anything else (I/O).
@@ -7,10 +8,14 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <numbers>
 
+#include "ictus/analysis.h"
 #include "ictus/model_file.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
@@ -102,6 +107,177 @@ int command_channels(const CommonOptions& opt) {
     const ictus::ChannelInfo& c = system.channel_info(k);
     fmt::print("{:<32} {:<10} {}{}\n", c.name, c.unit, c.description,
                c.stage == ictus::Stage::kDynamics ? " [needs the dynamics]" : "");
+  }
+  return 0;
+}
+
+// Writes `text` to dir/name whole: a temporary file renamed into place.
+void write_whole(const std::filesystem::path& dir, const std::string& name,
+                 const std::string& text) {
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path tmp = dir / (name + ".partial");
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, dir / name);
+}
+
+// The start of a run (assembly, what switches at t0), as `check` does.
+ictus::VecX prepared_state(ictus::Simulation& simulation) {
+  simulation.prepare();
+  for (const ictus::EventRecord& r : simulation.events())
+    if (r.kind == "warning") fmt::print("warning: {}\n", r.detail);
+  return simulation.state();
+}
+
+struct AnalysisOptions {
+  std::string out;
+  std::string about = "static";
+};
+
+void print_static(const ictus::StaticResult& res) {
+  fmt::print(
+      "  {} degrees of freedom; equilibrium in {} Newton iterations; largest unbalanced "
+      "force {:.3g} N, moment {:.3g} N m (load scale {:.4g} N, length scale {:.4g} m)\n",
+      res.dof, res.iterations, res.unbalanced_force, res.unbalanced_moment, res.load_scale,
+      res.length_scale);
+  fmt::print("  {}\n", res.stable ? "stable" : "UNSTABLE");
+  for (const std::string& note : res.notes) fmt::print("note: {}\n", note);
+  auto find = [&](const std::string& name) -> const ictus::ChannelValue* {
+    for (const ictus::ChannelValue& c : res.channels)
+      if (c.name == name) return &c;
+    return nullptr;
+  };
+  // joint coordinates, reactions, driver loads, force elements
+  std::string coords, reactions, drivers, forces;
+  for (const ictus::ChannelValue& c : res.channels) {
+    const auto dot = c.name.rfind('.');
+    if (dot == std::string::npos) continue;
+    const std::string what = c.name.substr(dot + 1);
+    if (what == "angle")
+      coords += fmt::format("  {:<28} {:>14.8g} rad ({:.6g} deg)\n", c.name, c.value,
+                            c.value * 180.0 / std::numbers::pi);
+    if (what == "x" && c.unit == "m" && find(c.name.substr(0, dot) + ".Fx") != nullptr)
+      coords += fmt::format("  {:<28} {:>14.8g} m\n", c.name, c.value);
+    if (what == "Fx" && find(c.name.substr(0, dot) + ".Mz") != nullptr) {
+      const std::string j = c.name.substr(0, dot);
+      reactions += fmt::format("  {:<20}", j);
+      for (const char* k : {".Fx", ".Fy", ".Fz", ".Mx", ".My", ".Mz"})
+        reactions += fmt::format(" {:>12.6g}", find(j + k)->value);
+      reactions += "\n";
+    }
+    if (what == "load" && c.unit != "N s")
+      (c.name.find('.') == dot && find(c.name.substr(0, dot) + ".power") != nullptr &&
+               find(c.name.substr(0, dot) + ".Fx") == nullptr
+           ? drivers
+           : forces) += fmt::format("  {:<28} {:>14.8g} {}\n", c.name, c.value, c.unit);
+    if (what == "force" || what == "length")
+      forces += fmt::format("  {:<28} {:>14.8g} {}\n", c.name, c.value, c.unit);
+  }
+  if (!coords.empty()) fmt::print("\njoint coordinates:\n{}", coords);
+  if (!reactions.empty())
+    fmt::print(
+        "\nreactions (base on follower, at the follower's joint point, world axes):\n  {:<20} "
+        "{:>12} {:>12} {:>12} {:>12} {:>12} {:>12}\n{}",
+        "joint", "Fx [N]", "Fy [N]", "Fz [N]", "Mx [N m]", "My [N m]", "Mz [N m]", reactions);
+  if (!drivers.empty()) fmt::print("\ndriver loads (drivers held at their value):\n{}", drivers);
+  if (!forces.empty()) fmt::print("\nforce elements:\n{}", forces);
+}
+
+int command_static(const CommonOptions& opt, const AnalysisOptions& ao) {
+  const ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
+  ictus::Simulation simulation(model);
+  fmt::print("ictus {}: static equilibrium of model '{}' ({})\n", kVersion, model.name(),
+             opt.model_path);
+  const ictus::VecX y = prepared_state(simulation);
+  const ictus::StaticResult res =
+      ictus::solve_static(simulation.system(), model.settings().start, y);
+  print_static(res);
+  if (!ao.out.empty()) {
+    std::string csv = "channel,unit,value\n";
+    for (const ictus::ChannelValue& c : res.channels)
+      csv += fmt::format("{},{},{:.17g}\n", c.name, c.unit, c.value);
+    write_whole(ao.out, "static.csv", csv);
+    fmt::print("\nresults: {}\n", (std::filesystem::path(ao.out) / "static.csv").string());
+  }
+  return 0;
+}
+
+const char* kind_name(ictus::Mode::Kind k) {
+  switch (k) {
+    case ictus::Mode::Kind::kOscillatory:
+      return "oscillatory";
+    case ictus::Mode::Kind::kRigid:
+      return "rigid-body";
+    case ictus::Mode::Kind::kReal:
+      return "decaying";
+    case ictus::Mode::Kind::kDivergent:
+      return "divergent";
+  }
+  return "";
+}
+
+int command_modes(const CommonOptions& opt, const AnalysisOptions& ao) {
+  const ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
+  if (ao.about != "static" && ao.about != "assembled")
+    throw ictus::ModelError({"--about", 0, 0}, "",
+                            fmt::format("expected static or assembled, got '{}'", ao.about));
+  ictus::Simulation simulation(model);
+  fmt::print("ictus {}: modes of model '{}' ({}) about the {} state\n", kVersion, model.name(),
+             opt.model_path, ao.about);
+  const double t = model.settings().start;
+  ictus::VecX y = prepared_state(simulation);
+  if (ao.about == "static") {
+    const ictus::StaticResult st = ictus::solve_static(simulation.system(), t, y);
+    fmt::print("  static equilibrium in {} Newton iterations{}\n", st.iterations,
+               st.stable ? "" : " (UNSTABLE)");
+    y = st.state;
+  }
+  const ictus::ModalResult res = ictus::compute_modes(simulation.system(), t, y);
+  constexpr double kTwoPi = 2.0 * std::numbers::pi;
+  fmt::print("  {} degrees of freedom (independent coordinates of the constrained system)\n\n",
+             res.dof);
+  fmt::print("  {:>4}  {:<12} {:>14} {:>12} {:>10} {:>14} {:>12} {:>12}\n", "mode", "kind",
+             "omega_n[rad/s]", "f_n [Hz]", "zeta", "omega_d[rad/s]", "f_d [Hz]", "Re(lambda)");
+  std::string csv = "mode,kind,re_lambda,im_lambda,omega_n,f_n,zeta,omega_d,f_d\n";
+  std::string shapes = "mode,coordinate,unit,magnitude,phase_deg,real,imag\n";
+  int index = 0;
+  for (const ictus::Mode& m : res.modes) {
+    ++index;
+    fmt::print("  {:>4}  {:<12} {:>14.8g} {:>12.6g} {:>10.4g} {:>14.8g} {:>12.6g} {:>12.6g}\n",
+               index, kind_name(m.kind), m.omega_n, m.omega_n / kTwoPi,
+               std::abs(m.zeta) < 1e-10 ? 0.0 : m.zeta, m.omega_d, m.omega_d / kTwoPi,
+               m.eigenvalue.real());
+    csv += fmt::format("{},{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", index,
+                       kind_name(m.kind), m.eigenvalue.real(), m.eigenvalue.imag(), m.omega_n,
+                       m.omega_n / kTwoPi, m.zeta, m.omega_d, m.omega_d / kTwoPi);
+    std::string line;
+    for (std::size_t i = 0; i < m.shape.size(); ++i) {
+      const std::complex<double> s = m.shape[i];
+      const double phase = std::arg(s) * 180.0 / std::numbers::pi;
+      shapes +=
+          fmt::format("{},{},{},{:.17g},{:.17g},{:.17g},{:.17g}\n", index, res.coordinates[i].name,
+                      res.coordinates[i].unit, std::abs(s), phase, s.real(), s.imag());
+      if (std::abs(s) < 1e-6) continue;
+      line += fmt::format("{}{} {:.4g}", line.empty() ? "" : ", ", res.coordinates[i].name,
+                          std::abs(s));
+      if (std::abs(phase) > 0.5) line += fmt::format(" at {:.1f} deg", phase);
+    }
+    fmt::print("        shape: {}\n", line.empty() ? "-" : line);
+  }
+  if (!res.undamped_frequencies.empty()) {
+    std::string list;
+    for (const double w : res.undamped_frequencies)
+      list += fmt::format("{}{:.8g}", list.empty() ? "" : ", ", w);
+    fmt::print("\n  undamped natural frequencies [rad/s]: {}\n", list);
+  }
+  if (!ao.out.empty()) {
+    write_whole(ao.out, "modes.csv", csv);
+    write_whole(ao.out, "mode_shapes.csv", shapes);
+    fmt::print("results: {}, {}\n", (std::filesystem::path(ao.out) / "modes.csv").string(),
+               (std::filesystem::path(ao.out) / "mode_shapes.csv").string());
   }
   return 0;
 }
@@ -238,6 +414,23 @@ int main(int argc, char** argv) {
   channels->add_option("--set", common.sets, "override a parameter: --set name=value")
       ->allow_extra_args(false);
 
+  AnalysisOptions analysis_opt;
+  CLI::App* statics = app.add_subcommand(
+      "static", "static equilibrium under the loads (Newton), with every joint reaction");
+  statics->add_option("model", common.model_path, "model file (YAML)")->required();
+  statics->add_option("--out", analysis_opt.out, "write static.csv (every channel) into DIR");
+  statics->add_option("--set", common.sets, "override a parameter: --set name=value")
+      ->allow_extra_args(false);
+
+  CLI::App* modes =
+      app.add_subcommand("modes", "linearised natural frequencies, damping ratios and mode shapes");
+  modes->add_option("model", common.model_path, "model file (YAML)")->required();
+  modes->add_option("--about", analysis_opt.about,
+                    "linearise about the static equilibrium (default) or the assembled state");
+  modes->add_option("--out", analysis_opt.out, "write modes.csv and mode_shapes.csv into DIR");
+  modes->add_option("--set", common.sets, "override a parameter: --set name=value")
+      ->allow_extra_args(false);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -250,6 +443,8 @@ int main(int argc, char** argv) {
     if (run->parsed()) return command_run(common, run_opt);
     if (check->parsed()) return command_check(common);
     if (channels->parsed()) return command_channels(common);
+    if (statics->parsed()) return command_static(common, analysis_opt);
+    if (modes->parsed()) return command_modes(common, analysis_opt);
   } catch (const ictus::ModelError& e) {
     std::fflush(stdout);
     if (e.where().known()) {

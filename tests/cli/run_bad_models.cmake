@@ -2,7 +2,7 @@
 #   # expect-exit: N
 #   # expect: <text that must appear in the error message>   (one or more)
 #   # expect-file: <file the failed run must leave in its output directory>
-# The model is given to `ictus run` (or `ictus check` with "# command: check")
+# The model is given to `ictus run` (or another subcommand: "# command: check", "# command: static")
 # and the exit status and message are compared; a run may take at most 120 s
 # (a hang is a failure).
 file(GLOB models "${SOURCE}/tests/bad_models/*.yaml")
