@@ -71,6 +71,7 @@ MatX ConstrainedTangent::null_space(const VecX& y) {
   MatX w(m, static_cast<Eigen::Index>(keep.size()));
   for (std::size_t c = 0; c < keep.size(); ++c)
     w.col(static_cast<Eigen::Index>(c)) = eig.eigenvectors().col(keep[c]);
+  if (keep.empty()) return MatX(m, 0);  // no degree of freedom (Eigen's solve wants columns)
   return lower.transpose().triangularView<Eigen::Upper>().solve(w);
 }
 
