@@ -27,6 +27,9 @@ class ElementSwitching {
   ElementSwitching(System& system, Log log);
 
   bool empty() const { return g_last_.empty(); }
+  /// The side of every function at the last accepted state (save/restore).
+  const std::vector<double>& sides() const { return g_last_; }
+  void set_sides(const std::vector<double>& sides) { g_last_ = sides; }
   /// Switching function of element k at (t, y) (evaluates the System).
   double value(int k, double t, const VecX& y);
   /// Remembers the side of every function at an accepted state.

@@ -287,6 +287,89 @@ bool Simulation::start(bool with_observers) {
 
 void Simulation::prepare() {
   (void)start(false);
+  finished_ = true;  // a prepared Simulation does not run
+}
+
+struct Simulation::Checkpoint {
+  double t = 0.0;
+  VecX y;
+  std::shared_ptr<const System::ModeSnapshot> mode;
+  std::vector<double> g_last;
+  std::vector<char> armed, rising;
+  std::vector<double> element_sides;
+  std::vector<EventRecord> log;
+  RunStatistics stats;
+  long output_index = 0;
+  int impacts = 0;
+  int element_switches = 0;
+  double last_sample_time = 0.0;
+  double last_event_time = -1.0;
+  int events_at_same_time = 0;
+  std::size_t warnings_logged = 0;
+  double stepper_memory = 0.0;
+  bool restart_pending = false;
+};
+
+std::shared_ptr<const Simulation::Checkpoint> Simulation::save() const {
+  if (!started_ || finished_)
+    throw std::logic_error("save: the run has not started (advance_to() first) or has ended");
+  auto c = std::make_shared<Checkpoint>();
+  c->t = t_;
+  c->y = y_;
+  c->mode = system_.save_mode();
+  for (const EventState& e : events_) {
+    c->g_last.push_back(e.g_last);
+    c->armed.push_back(e.armed ? 1 : 0);
+    c->rising.push_back(e.rising ? 1 : 0);
+  }
+  c->element_sides = switching_->sides();
+  c->log = log_;
+  c->stats = stats_;
+  c->output_index = output_index_;
+  c->impacts = impacts_;
+  c->element_switches = element_switches_;
+  c->last_sample_time = last_sample_time_;
+  c->last_event_time = last_event_time_;
+  c->events_at_same_time = events_at_same_time_;
+  c->warnings_logged = warnings_logged_;
+  c->stepper_memory = stepper_->restart_memory();
+  c->restart_pending = restart_pending_;
+  return c;
+}
+
+void Simulation::restore(const Checkpoint& c) {
+  if (started_)
+    throw std::logic_error("restore: this Simulation has started; build a new one to restore into");
+  if (c.y.size() != system_.state_size() || c.g_last.size() != events_.size())
+    throw std::invalid_argument("restore: the checkpoint was saved from a run of another model");
+  system_.restore_mode(*c.mode, c.t, c.y);
+  started_ = true;
+  t_ = c.t;
+  y_ = c.y;
+  work_ = y_;
+  rate_ = y_;
+  ahead_ = y_;
+  for (std::size_t k = 0; k < events_.size(); ++k) {
+    events_[k].g_last = c.g_last[k];
+    events_[k].armed = c.armed[k] != 0;
+    events_[k].rising = c.rising[k] != 0;
+  }
+  switching_->set_sides(c.element_sides);
+  log_ = c.log;
+  stats_ = c.stats;
+  output_index_ = c.output_index;
+  impacts_ = c.impacts;
+  element_switches_ = c.element_switches;
+  last_sample_time_ = c.last_sample_time;
+  last_event_time_ = c.last_event_time;
+  events_at_same_time_ = c.events_at_same_time;
+  warnings_logged_ = c.warnings_logged;
+  const SimulationSettings& s = system_.model().settings();
+  stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
+  stepper_->reset(t_, y_);  // sizes the work vectors
+  stepper_->set_restart_memory(c.stepper_memory);
+  restart_pending_ = true;  // the next advance restarts here, as the saved run does
+  for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
 }
 
 void Simulation::log_warnings() {
@@ -295,21 +378,22 @@ void Simulation::log_warnings() {
     record({t_, "warning", "", w[warnings_logged_]});
 }
 
-RunStatistics Simulation::run() {
+void Simulation::advance(double target) {
   const auto wall_start = std::chrono::steady_clock::now();
   const SimulationSettings& s = system_.model().settings();
-  RunStatistics stats;
-  output_index_ = 1;
-  double last_event_time = -1.0;
-  int events_at_same_time = 0;
-  // a run ends at 'until', or within the integrators' own slack of it
+  // a run ends at 'until', or within the steppers' own slack of it
   const double end_slack = 1e-12 * std::max(1.0, std::abs(s.until));
-
   try {
-    stats.stopped_by_event = start(true);
-    stepper_->reset(t_, y_);
-    while (t_ < s.until - end_slack && !stats.stopped_by_event) {
-      stepper_->step(s.until);
+    if (!started_) {
+      output_index_ = 1;
+      stats_.stopped_by_event = start(true);
+      stepper_->reset(t_, y_);
+    } else if (restart_pending_) {
+      stepper_->reset(t_, y_);
+    }
+    restart_pending_ = false;
+    while (t_ < target - end_slack && !stats_.stopped_by_event) {
+      stepper_->step(target);
       const double t1 = stepper_->t();
       const double t0 = stepper_->t_previous();
       if (!stepper_->y().allFinite())
@@ -360,15 +444,15 @@ RunStatistics Simulation::run() {
         emit_samples_until(t_event, false);
         stepper_->interpolate(t_event, work_);
         VecX y_event = work_;
-        if (std::abs(t_event - last_event_time) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
-          if (++events_at_same_time > 1000)
+        if (std::abs(t_event - last_event_time_) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
+          if (++events_at_same_time_ > 1000)
             throw SimulationError(t_event,
                                   "events keep firing at the same instant (chattering "
                                   "between switching conditions)");
         } else {
-          events_at_same_time = 0;
+          events_at_same_time_ = 0;
         }
-        last_event_time = t_event;
+        last_event_time_ = t_event;
         sample(t_event, y_event);  // just before the event
         // every condition that has crossed by t_event fires now; then those
         // that the actions themselves made cross (an impulse, a release), at
@@ -391,7 +475,7 @@ RunStatistics Simulation::run() {
           }
           if (firing.empty()) break;
           stop = apply_actions(t_event, y_event, firing, ActionPhase::kAll);
-          stats.events += static_cast<int>(firing.size());
+          stats_.events += static_cast<int>(firing.size());
           // the fired conditions now hold (do not hold); the others keep
           // their value before the actions, so that a jump is seen as a crossing
           for (const EventState* e : firing) {
@@ -406,7 +490,7 @@ RunStatistics Simulation::run() {
         sample(t_, y_);  // just after
         if (stop) {
           record({t_, "stop", "", "stopped by an event"});
-          stats.stopped_by_event = true;
+          stats_.stopped_by_event = true;
           break;
         }
         if (t_ >= s.until - end_slack) break;  // the event was the end
@@ -429,7 +513,11 @@ RunStatistics Simulation::run() {
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
     }
-    if (!stats.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step) sample(t_, y_);
+    if (target >= s.until - end_slack) {
+      if (!stats_.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step) sample(t_, y_);
+    } else {
+      restart_pending_ = true;
+    }
   } catch (const SimulationError& e) {
     record({e.time(), "failure", "", e.what()});
     for (Observer* o : observers_) o->on_finish(e.time(), false);
@@ -440,13 +528,34 @@ RunStatistics Simulation::run() {
     for (Observer* o : observers_) o->on_finish(t_, false);
     throw;
   }
+  wall_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+}
+
+bool Simulation::advance_to(double t) {
+  if (finished_)
+    throw std::logic_error("advance_to: the run has ended (run() or prepare() was called)");
+  const SimulationSettings& s = system_.model().settings();
+  const double end_slack = 1e-12 * std::max(1.0, std::abs(s.until));
+  if (!(t <= s.until)) t = s.until;  // NaN too
+  if (!started_ || t > t_) advance(t);
+  return !stats_.stopped_by_event && t_ < s.until - end_slack;
+}
+
+RunStatistics Simulation::run() {
+  if (finished_)
+    throw std::logic_error(
+        "a Simulation runs once: its switches, captured joints and events keep their state; "
+        "build a new Simulation (from the same Model) for another run");
+  advance(system_.model().settings().until);
+  finished_ = true;
+  RunStatistics stats = stats_;
   stats.integrator = stepper_->statistics();
   stats.impacts = impacts_;
   stats.structure_changes = system_.structure_version() - 1;
   stats.element_switches = element_switches_;
   stats.end_time = t_;
-  stats.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  stats.wall_seconds = wall_seconds_;
   for (Observer* o : observers_) o->on_finish(t_, true);
   return stats;
 }

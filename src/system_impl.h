@@ -29,6 +29,30 @@ inline constexpr int kAuxImpactLoss = 3;  // part of the dissipated energy lost 
 inline constexpr int kAuxSwitching = 4;   // part of it removed with switched elements
 inline constexpr int kAuxCount = 5;
 
+// Everything of a System that a run changes (the mode and the run history),
+// so that a run can be continued exactly from a copy (system_mode.cpp).
+struct System::ModeSnapshot {
+  int bodies = 0;
+  std::size_t instance_count = 0;
+  std::vector<Joint> live_joints;  // capture joints carry the frame they closed in
+  std::vector<char> instance_enabled, joint_enabled, force_enabled;
+  // a capture joint's rows are rebuilt with the frame it closed in
+  std::vector<std::shared_ptr<const ElementaryConstraint>> instance_constraint;
+  std::vector<char> newly_active, joint_newly_enabled, joint_enabled_before;
+  std::vector<char> dropped;
+  std::vector<std::vector<std::pair<int, double>>> self_stress;
+  std::vector<double> driver_offset, driver_held;
+  std::vector<int> force_mode;  // stick/slip modes
+  int structure_version = 0;
+  std::vector<std::string> warnings;
+  double energy_reference = 0.0;
+  double last_impact_time = 0.0;
+  std::vector<double> impulses;
+  std::vector<Vec3> joint_impulse_force, joint_impulse_moment;
+  std::vector<double> angle_reference, angle_rate_reference;
+  double reference_time = 0.0;
+};
+
 struct System::Impl {
   // One elementary constraint of a joint (or a driver attached to a joint).
   struct Instance {
@@ -129,6 +153,10 @@ struct System::Impl {
   void mark_structure_changed() { structure_dirty = true; }
   void ensure_structure();
   void rebuild_structure();
+  /// Set while a mode snapshot is restored: its dependent rows and
+  /// self-stress modes are adopted instead of detected, and its captured
+  /// frames kept (no latch closes during a restore).
+  const ModeSnapshot* adopt_redundancy = nullptr;
   void detect_redundancy();
   std::string row_name(int row) const;
   const Joint& joint_of_row(int row) const;

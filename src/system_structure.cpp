@@ -36,7 +36,9 @@ void System::Impl::rebuild_structure() {
         if (instances[static_cast<std::size_t>(i)].enabled != 0 &&
             was_active[static_cast<std::size_t>(i)] == 0 && instance_row.size() == instances.size())
           closes = true;
-    if (closes && joints[j].capture) capture_joint(static_cast<int>(j));
+    // (a restored mode brings its captured frames along)
+    if (closes && joints[j].capture && adopt_redundancy == nullptr)
+      capture_joint(static_cast<int>(j));
   }
   row_info.clear();
   row_bodies.clear();
@@ -89,6 +91,12 @@ void System::Impl::rebuild_structure() {
   solver.analyse(row_bodies, n);
   ++structure_version;
   structure_dirty = false;
+  if (adopt_redundancy != nullptr && adopt_redundancy->dropped.size() == m) {
+    // a restored mode: the same dependent rows as the run it was saved from
+    dropped = adopt_redundancy->dropped;
+    self_stress = adopt_redundancy->self_stress;
+    return;
+  }
   detect_redundancy();
 }
 

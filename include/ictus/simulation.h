@@ -72,6 +72,25 @@ class Simulation final {
   /// (observers have then received on_finish(t, false)). A Simulation runs
   /// once (std::logic_error on a second call): build a new one per run.
   RunStatistics run();
+  /// Advances the run to time t (at most 'until'), starting it if needed;
+  /// samples on the output grid go to the observers as in run(). Returns
+  /// false once the run has ended (at 'until' or stopped by an event). The
+  /// stepper restarts at t, so that a run continued from save() at this
+  /// point, in place or in another Simulation, gives bitwise the same result.
+  /// run() afterwards finishes the run. Throws as run() does.
+  bool advance_to(double t);
+
+  /// A copy of everything the run has changed, taken between advance_to()
+  /// calls: time, state, switches and modes, event sides, the log.
+  struct Checkpoint;
+  std::shared_ptr<const Checkpoint> save() const;
+  /// Continues, in a Simulation built from the same Model that has not
+  /// started, the run `checkpoint` was saved from; then advance_to() or run().
+  /// Observers get on_start and the samples after the checkpoint's time.
+  /// Throws std::invalid_argument for a checkpoint of another model and
+  /// std::logic_error if this Simulation has started.
+  void restore(const Checkpoint& checkpoint);
+
   /// Only the start of a run: conditions at t0, assembly, and the switches
   /// and impacts at t0 (what `ictus check` reports). No observers are told.
   void prepare();
@@ -96,6 +115,8 @@ class Simulation final {
   bool start(bool with_observers);
   void settle_conditions(double t, const VecX& y);
   void log_warnings();
+  /// Steps until t_ reaches `target` (<= until) or the run stops.
+  void advance(double target);
 
   System system_;
   std::vector<Observer*> observers_;
@@ -107,12 +128,18 @@ class Simulation final {
   bool defer_log_ = false;                      // switches decided before the observers started ...
   std::vector<EventRecord> deferred_switches_;  // ... are kept here until they have
   int element_switches_ = 0;
+  RunStatistics stats_;           // accumulated over advance_to() calls
+  bool restart_pending_ = false;  // advance_to() ended before 'until'
+  double last_event_time_ = -1.0;
+  int events_at_same_time_ = 0;
+  double wall_seconds_ = 0.0;
   double t_ = 0.0;
   VecX y_;
   VecX work_;
   VecX rate_;  // y' for the look-ahead of settle_conditions
   VecX ahead_;
   bool started_ = false;
+  bool finished_ = false;
   std::size_t warnings_logged_ = 0;
   long output_index_ = 0;
   int impacts_ = 0;

@@ -66,6 +66,12 @@ class Stepper {
   /// not the equilibrium accelerations at y()). False for other methods.
   virtual bool scheme_accelerations(Eigen::Ref<VecX> /*out*/) const { return false; }
 
+  /// What the stepper carries across a reset (dopri5/rkf45: the last step,
+  /// which caps the first step after a restart), so that a run continued
+  /// from a saved state restarts exactly as the original (Simulation::save).
+  virtual double restart_memory() const { return 0.0; }
+  virtual void set_restart_memory(double /*value*/) {}
+
   double t() const { return t_; }
   double t_previous() const { return t_previous_; }
   /// Size of the last accepted step (0 before the first).

@@ -215,6 +215,17 @@ class System final : public MechanicalSystem {
   /// Warnings collected while building or analysing (redundant constraints).
   const std::vector<std::string>& warnings() const;
 
+  // --- saving and restoring the mode ------------------------------------------
+  /// What a run has changed in this System: switches, captured joint frames,
+  /// stick/slip modes, dependent rows, angle unwrapping, the last impact.
+  struct ModeSnapshot;
+  std::shared_ptr<const ModeSnapshot> save_mode() const;
+  /// Restores a snapshot taken from a System built from the same Model, at
+  /// the state (t, y) it was taken with; the constraint structure is rebuilt
+  /// with the saved dependent rows. Throws std::invalid_argument for a
+  /// snapshot of another model.
+  void restore_mode(const ModeSnapshot& mode, double t, const VecX& y);
+
   struct Impl;
 
  private:

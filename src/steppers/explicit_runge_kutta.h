@@ -34,6 +34,8 @@ class ExplicitRungeKutta final : public Stepper {
   void reset(double t, const VecX& y) override;
   void step(double t_limit) override;
   void interpolate(double tt, Eigen::Ref<VecX> out) const override;
+  double restart_memory() const override { return h_last_; }
+  void set_restart_memory(double value) override { h_last_ = value; }
 
  private:
   static constexpr int kMaxStages = 7;
