@@ -12,6 +12,13 @@ void MechanicalSystem::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) 
   quaternion_rates(l, l.positions(y), l.velocities(y), dy.head(l.position_size()));
 }
 
+void MechanicalSystem::reserve_jacobian_work() {
+  const StateLayout& l = layout();
+  y_perturbed_.resize(l.size());
+  rates_perturbed_.resize(l.velocity_size() + l.audit);
+  increment_.resize(l.velocity_size());
+}
+
 void MechanicalSystem::jacobian(double t, const VecX& y, const VecX& rates, MatX& A_q, MatX& A_v) {
   const StateLayout& l = layout();
   const int nv = l.velocity_size();

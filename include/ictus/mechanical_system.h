@@ -38,6 +38,9 @@ class MechanicalSystem {
   /// The default is a forward finite difference over every coordinate
   /// (2 * velocity_size() evaluations), allocation-free after the first call.
   virtual void jacobian(double t, const VecX& y, const VecX& rates, MatX& A_q, MatX& A_v);
+  /// Sizes the work of jacobian() (steppers call it in reset, outside the
+  /// step loop).
+  void reserve_jacobian_work();
 
   /// Moves y onto the constraints (positions, then velocities) if their
   /// violation exceeds the model's projection tolerance; true if y changed.

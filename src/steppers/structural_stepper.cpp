@@ -64,7 +64,14 @@ void StructuralStepper::reset(double t, const VecX& y) {
     v->resize(nv_);
   for (VecX* v : {&r_, &audit0_, &audit1_}) v->resize(na_);
   rates_.resize(nv_ + na_);
-  iteration_matrix_.resize(nv_, nv_);
+  // the Newton matrices and the Jacobian's work, sized outside the step loop
+  system_.reserve_jacobian_work();
+  A_q_.resize(nv_, nv_);
+  A_v_.resize(nv_, nv_);
+  if (iteration_matrix_.rows() != nv_) {
+    iteration_matrix_.setIdentity(nv_, nv_);
+    lu_.compute(iteration_matrix_);
+  }
   t_ = t;
   t_previous_ = t;
   y_ = y;
@@ -225,7 +232,11 @@ void StructuralStepper::step(double t_limit) {
   layout_.audit_entries(y_new_) = audit1_;
   // advance
   y_.swap(y_new_);
-  qdd_ = scheme_ == Scheme::kWilson ? rates_.head(nv_) : x_;
+  if (scheme_ == Scheme::kWilson) {
+    qdd_ = rates_.head(nv_);  // Wilson's own acceleration is not the true one
+  } else {
+    qdd_ = x_;  // (a conditional expression of the two would make a temporary)
+  }
   a_ = a_new_;
   r_ = rates_.tail(na_);
   t_previous_ = t_;

@@ -214,3 +214,44 @@ TEST(StepLoopAllocation, CoordinateProjectionAfterEachStep) {
 
 }  // namespace
 }  // namespace ictus
+
+namespace ictus {
+namespace {
+
+// Every stepper in the loop of a constrained mechanism with a driver: no
+// allocation once running (Newton's LU, the finite-difference Jacobian, the
+// chart of the explicit methods, the projection after each structural step,
+// the two-pass freezing). cvode and ida have their own counting binary.
+class EveryStepper : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EveryStepper, SliderCrankAllocatesNothingInTheStepLoop) {
+  Model model = load_model(test::source_path("examples/slider_crank.yaml"));
+  model.settings().until = 0.3;
+  model.settings().integrator.name = GetParam();
+  model.settings().integrator.given.clear();
+  model.settings().integrator.step = 2e-3;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 20);
+}
+
+INSTANTIATE_TEST_SUITE_P(Steppers, EveryStepper,
+                         ::testing::Values("rk4", "dopri5", "rkf45", "newmark", "wilson", "hht",
+                                           "generalized_alpha"));
+
+TEST(StepLoopAllocation, TwoPassNewmarkOnASlippingMount) {
+  Model model =
+      load_model(test::source_path("examples/suspension.yaml"), {{"C", "0"}, {"psi", "0.24"}});
+  model.settings().until = 0.19;  // before the first reversal at 0.1947 s
+  model.settings().output_step = 1e-2;
+  model.settings().integrator.name = "newmark";
+  model.settings().integrator.given.clear();
+  model.settings().integrator.step = 1e-3;
+  model.settings().integrator.two_pass = true;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 100);
+}
+
+}  // namespace
+}  // namespace ictus
