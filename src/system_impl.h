@@ -270,7 +270,7 @@ struct System::Impl {
   // load Jacobians (system_jacobian.cpp)
   ForceJacobian jacobian_work;
   std::vector<BodyKinematics> jacobian_kinematics;  // the unperturbed kinematics
-  VecX jacobian_state, jacobian_plus, jacobian_minus, jacobian_increment;
+  VecX jacobian_state, jacobian_perturbed, jacobian_plus, jacobian_minus, jacobian_increment;
 
   // joint angles are unwrapped against the last accepted value and rate
   std::vector<double> angle_reference;

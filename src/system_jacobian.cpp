@@ -55,7 +55,7 @@ void global_difference(System::Impl& s, double t, MatX& K_q, MatX& K_v) {
   f_plus.resize(nv);
   f_minus.resize(nv);
   dq.setZero(nv);
-  VecX& yp = s.state_buffer;
+  VecX& yp = s.jacobian_perturbed;
   // step eps^(1/3) scaled to the coordinate: O(h^2) truncation and O(eps/h)
   // round-off balance (relative error ~ 1e-10 for smooth loads)
   const double root3_eps = std::cbrt(std::numeric_limits<double>::epsilon());
