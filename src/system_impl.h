@@ -295,6 +295,11 @@ struct System::Impl {
   std::vector<std::function<double()>> channel_getters;
   std::unordered_map<std::string, int> channel_index;
 
+  // load Jacobians (system_jacobian.cpp)
+  ForceJacobian jacobian_work;
+  std::vector<BodyKinematics> jacobian_kinematics;  // the unperturbed kinematics
+  VecX jacobian_state, jacobian_perturbed, jacobian_plus, jacobian_minus, jacobian_increment;
+
   // joint angles are unwrapped against the last accepted value and rate
   std::vector<double> angle_reference;
   std::vector<double> angle_rate_reference;

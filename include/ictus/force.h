@@ -37,6 +37,8 @@ class ForceContext {
   ForceContext(std::span<const BodyKinematics> bodies, double t) : bodies_(bodies), t_(t) {}
   const BodyKinematics& body(BodyIndex b) const;
   double t() const { return t_; }
+  /// The kinematics of every body (ground excluded), indexed by BodyIndex.
+  std::span<const BodyKinematics> bodies() const { return bodies_; }
 
  private:
   std::span<const BodyKinematics> bodies_;
@@ -62,6 +64,7 @@ struct ForcePower {
 };
 
 struct Joint;
+class ForceElement;
 
 /// Which part of an element's force `apply_part` adds. Seed 003's two-pass
 /// ("modified") Newmark and Wilson schemes keep the linear part (stiffness,
@@ -78,6 +81,61 @@ enum StickSlipMode : int {
   kSlipNegative = -1,  ///< slipping with a negative rate
   kStick = 0,          ///< held by a constraint row
   kSlipPositive = 1,   ///< slipping with a positive rate
+};
+
+/// 6 x 6 block of a load Jacobian.
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+/// Evaluates one element's loads at given kinematics. The System provides
+/// one so that formulas reading channels (joint coordinates, body channels)
+/// see the perturbed state, not only the ForceContext
+/// (docs/theory/jacobians.md).
+class ForceProbe {
+ public:
+  virtual ~ForceProbe() = default;
+  /// Sets `loads` (one per body, zeroed first) to the loads that `part` of
+  /// `element` alone applies at kinematics `bodies` and time t.
+  virtual void element_loads(const ForceElement& element, std::span<const BodyKinematics> bodies,
+                             double t, ForcePart part, std::span<BodyLoad> loads) = 0;
+};
+
+/// Accumulates the Jacobian of an element's loads (docs/theory/jacobians.md).
+/// A load is a BodyLoad as applied, [force_W (3), torque_B (3)]; a position
+/// coordinate is the tangent increment [dp_W (3), dtheta_B (3)] of
+/// state_layout.h (p += dp, q_WB <- q_WB exp(dtheta_B)); a velocity
+/// coordinate is [v_W (3), w_B (3)]. Block (i, j) of K_q holds
+/// d(load of body i) / d(position increment of body j), the same for K_v
+/// with the velocities. Blocks touching the ground are dropped.
+class ForceJacobian {
+ public:
+  struct Block {
+    BodyIndex load_body = kGround;
+    BodyIndex coordinate_body = kGround;
+    Mat6 position = Mat6::Zero();  ///< d load_i / d dq_j
+    Mat6 velocity = Mat6::Zero();  ///< d load_i / d v_j
+  };
+
+  /// K_q(i, j) += K and K_v(i, j) += C.
+  void add_position(BodyIndex i, BodyIndex j, const Mat6& K);
+  void add_velocity(BodyIndex i, BodyIndex j, const Mat6& C);
+  std::span<const Block> blocks() const { return {blocks_.data(), size_}; }
+  /// Forgets the blocks (keeps the storage: no allocation once warm).
+  void clear() { size_ = 0; }
+
+  /// Service for the finite-difference default; nullptr: ForceContext only.
+  ForceProbe* probe = nullptr;
+  /// Set by the finite difference when it went through the probe (the
+  /// System then restores the channels of the unperturbed state).
+  bool probe_used = false;
+
+  // finite-difference work (kept to avoid allocating per element)
+  std::vector<BodyKinematics> perturbed;
+  std::vector<BodyLoad> loads_plus, loads_minus;
+
+ private:
+  Block& block(BodyIndex i, BodyIndex j);
+  std::vector<Block> blocks_;
+  std::size_t size_ = 0;
 };
 
 /// Services available to an element while the System is being built.
@@ -118,6 +176,23 @@ class ForceElement {
   /// Adds this element's loads; returns its power split.
   virtual ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const = 0;
   virtual double potential_energy(const ForceContext& /*ctx*/) const { return 0.0; }
+
+  // --- load Jacobians (docs/theory/jacobians.md) ----------------------------
+  /// Bodies whose coordinates the loads depend on (the finite-difference
+  /// default perturbs these alone); defaults to bodies().
+  virtual std::vector<BodyIndex> jacobian_bodies() const { return bodies(); }
+  /// Adds d(loads)/d(positions) and d(loads)/d(velocities) of apply() at the
+  /// state of `ctx` to J. The default is the element-local finite difference
+  /// add_jacobian_fd(); elements override it with analytic derivatives.
+  virtual void add_jacobian(const ForceContext& ctx, ForceJacobian& J) const {
+    add_jacobian_fd(ctx, J, ForcePart::kAll);
+  }
+  /// Element-local central finite difference of `part` of the loads over the
+  /// coordinates of jacobian_bodies() (at most 12 positions and 12
+  /// velocities for two bodies): 4 evaluations of this element per
+  /// coordinate pair, the rest of the system untouched.
+  void add_jacobian_fd(const ForceContext& ctx, ForceJacobian& J, ForcePart part) const;
+
   /// Names of the element's output channels (suffixes after "<name>.").
   virtual std::vector<std::string> channel_names() const { return {}; }
   /// SI unit of channel k.

@@ -84,6 +84,14 @@ struct ExternalImpulse {
   Vec3 point_B = Vec3::Zero();    ///< where the linear impulse acts, body frame
 };
 
+/// How System::force_jacobian differentiates the loads
+/// (docs/theory/jacobians.md).
+enum class JacobianMethod {
+  kAnalytic,                 ///< each element's add_jacobian: analytic where written, else local FD
+  kElementFiniteDifference,  ///< the element-local finite difference for every element
+  kGlobalFiniteDifference,   ///< central differences of all the System's loads (the cross-check)
+};
+
 class System final : public MechanicalSystem {
  public:
   /// Builds the numerical system. Throws ModelError if formulas, channel
@@ -130,6 +138,18 @@ class System final : public MechanicalSystem {
   /// rank of the constraints changed: the caller must then restart its
   /// integrator.
   bool accept(double t, const VecX& y);
+
+  /// Jacobians of the generalised loads f of M u' - D^T p = f (per body
+  /// [force_W, torque_B]: the enabled force elements and the gyroscopic
+  /// torque -w_B x (J w_B)) at (t, y), dense 6n x 6n: K_q with respect to
+  /// the position increment [dp_W, dtheta_B] (state_layout.h), K_v with
+  /// respect to the velocities [v_W, w_B]. Stuck elements are differentiated
+  /// in their mode (their hold rows are not loads); frozen nonlinear parts
+  /// (freeze_nonlinear_forces) count as variable except with
+  /// kGlobalFiniteDifference, which differences exactly what accelerations()
+  /// uses. Leaves the System's evaluation cache invalid.
+  void force_jacobian(double t, const VecX& y, MatX& K_q, MatX& K_v,
+                      JacobianMethod method = JacobianMethod::kAnalytic);
 
   // --- initial conditions and projection ------------------------------------
   /// Moves positions onto the holonomic constraints (Newton, mass-weighted

@@ -42,6 +42,9 @@ void JointSpringDamper::prepare(ForceBuildContext& ctx) {
   follower_ = j.follower;
   axis_base_ = j.frame_base.axes.col(2);
   origin_follower_ = j.frame_follower.origin;
+  axes_base_ = j.frame_base.axes;
+  axes_follower_ = j.frame_follower.axes;
+  origin_base_ = j.frame_base.origin;
   q_ = ctx.bind_channel(joint_ + (angle ? ".angle" : ".x"), element_label(), where());
   q_rate_ = ctx.bind_channel(joint_ + (angle ? ".omega" : ".v"), element_label(), where());
 }
@@ -89,6 +92,112 @@ void JointSpringDamper::add(const ForceContext& ctx, LoadAccumulator& loads, dou
     loads.add_force_at(follower_, kf, -q_load * axis_W, p);
     loads.add_force_at(base_, kb, q_load * axis_W, p);
   }
+}
+
+void JointSpringDamper::add_jacobian(const ForceContext& ctx, ForceJacobian& J) const {
+  // columns: position increments (or velocities) [base (6) | follower (6)];
+  // rows: loads [force_W, torque_B] of [base | follower]
+  using Row12 = Eigen::Matrix<double, 1, 12>;
+  using Mat3x12 = Eigen::Matrix<double, 3, 12>;
+  using Mat12 = Eigen::Matrix<double, 12, 12>;
+  const BodyKinematics& kb = ctx.body(base_);
+  const BodyKinematics& kf = ctx.body(follower_);
+  const Mat3& Rb = kb.R_WB;
+  const Mat3& Rf = kf.R_WB;
+  const Mat3 I = Mat3::Identity();
+  const Vec3 z = Rb * axis_base_;
+  // dR = R [dtheta]x, so d(R a) = -R [a]x dtheta
+  Mat3x12 Dz = Mat3x12::Zero();
+  Dz.block<3, 3>(0, 3) = -Rb * skew(axis_base_);
+  Row12 Dq = Row12::Zero();     // dq/dx
+  Row12 Dqdot = Row12::Zero();  // dq'/dx
+  Row12 Jq = Row12::Zero();     // dq'/du: q' = Jq u, and the load is -Q Jq^T
+  const double Q = load();      // the linear part; the slip force below
+  Mat12 Kq = Mat12::Zero();
+  Mat12 Kv = Mat12::Zero();
+  if (coordinate_ == Coordinate::kAngle) {
+    // q = atan2(x_f . y_b, x_f . x_b): dq = (dphi_f - dphi_b) . g with the
+    // world rotation increments dphi = R dtheta and
+    // g = (c (x_f x y_b) - s (x_f x x_b)) / (s^2 + c^2) (= z when aligned)
+    const Vec3 xb = Rb * axes_base_.col(0);
+    const Vec3 yb = Rb * axes_base_.col(1);
+    const Vec3 xf = Rf * axes_follower_.col(0);
+    const double s = xf.dot(yb);
+    const double c = xf.dot(xb);
+    const Vec3 g = (c * xf.cross(yb) - s * xf.cross(xb)) / (s * s + c * c);
+    Dq.segment<3>(3) = -g.transpose() * Rb;
+    Dq.segment<3>(9) = g.transpose() * Rf;
+    // q' = z . (w_f - w_b) (world), w = R w_B
+    Jq.segment<3>(3) = -z.transpose() * Rb;
+    Jq.segment<3>(9) = z.transpose() * Rf;
+    Mat3x12 Dw = Mat3x12::Zero();  // d(w_f - w_b)/dx
+    Dw.block<3, 3>(0, 3) = Rb * skew(kb.w_B);
+    Dw.block<3, 3>(0, 9) = -Rf * skew(kf.w_B);
+    Dqdot = (kf.w_W - kb.w_W).transpose() * Dz + z.transpose() * Dw;
+    const Row12 DQq = p_.stiffness * Dq + p_.damping * Dqdot;
+    const Row12 DQv = p_.damping * Jq;
+    // base: torque_B = Q a_b; follower: torque_B = -Q R_f^T z, and
+    // d(R^T v) = [R^T v]x dtheta + R^T dv
+    const Vec3 zf = Rf.transpose() * z;
+    Kq.block<3, 12>(3, 0) = axis_base_ * DQq;
+    Kq.block<3, 12>(9, 0) = -zf * DQq - Q * Rf.transpose() * Dz;
+    Kq.block<3, 3>(9, 9) -= Q * skew(zf);
+    Kv.block<3, 12>(3, 0) = axis_base_ * DQv;
+    Kv.block<3, 12>(9, 0) = -zf * DQv;
+  } else {
+    // q = z . (P_f - O_b): P_f, O_b the frame origins, dP = [I, -R [o]x] dx
+    const Vec3 Pf = kf.point(origin_follower_);
+    const Vec3 Ob = kb.point(origin_base_);
+    Mat3x12 DPf = Mat3x12::Zero();
+    DPf.block<3, 3>(0, 6) = I;
+    DPf.block<3, 3>(0, 9) = -Rf * skew(origin_follower_);
+    Mat3x12 DOb = Mat3x12::Zero();
+    DOb.block<3, 3>(0, 0) = I;
+    DOb.block<3, 3>(0, 3) = -Rb * skew(origin_base_);
+    Dq = (Pf - Ob).transpose() * Dz + z.transpose() * (DPf - DOb);
+    // q' = z . Delta, Delta = V_f(o_f) - (v_b + w_b x d), d = P_f - p_b
+    const Vec3 d = Pf - kb.p_W;
+    const Vec3 d_b = Rb.transpose() * d;
+    Mat3x12 Dd = DPf;
+    Dd.block<3, 3>(0, 0) -= I;
+    Jq.segment<3>(0) = -z.transpose();
+    Jq.segment<3>(3) = z.transpose() * Rb * skew(d_b);
+    Jq.segment<3>(6) = z.transpose();
+    Jq.segment<3>(9) = -z.transpose() * Rf * skew(origin_follower_);
+    const Vec3 delta = kf.point_velocity(origin_follower_) - kb.velocity_at(Pf);
+    Mat3x12 Dvf = Mat3x12::Zero();  // V_f = v_f + R_f (w_B x o_f)
+    Dvf.block<3, 3>(0, 9) = -Rf * skew(kf.w_B.cross(origin_follower_));
+    Mat3x12 Dwb = Mat3x12::Zero();
+    Dwb.block<3, 3>(0, 3) = -Rb * skew(kb.w_B);
+    const Mat3x12 Ddelta = Dvf - (-skew(d) * Dwb + skew(kb.w_W) * Dd);
+    Dqdot = delta.transpose() * Dz + z.transpose() * Ddelta;
+    const Row12 DQq = p_.stiffness * Dq + p_.damping * Dqdot;
+    const Row12 DQv = p_.damping * Jq;
+    // follower: force -Q z at P_f, torque_B = o_f x (R_f^T force)
+    const Vec3 ff = -Q * z;
+    const Mat3x12 Dff = -z * DQq - Q * Dz;
+    const Mat3x12 Dffv = -z * DQv;
+    Kq.block<3, 12>(6, 0) = Dff;
+    Kq.block<3, 12>(9, 0) = skew(origin_follower_) * Rf.transpose() * Dff;
+    Kq.block<3, 3>(9, 9) += skew(origin_follower_) * skew(Rf.transpose() * ff);
+    Kv.block<3, 12>(6, 0) = Dffv;
+    Kv.block<3, 12>(9, 0) = skew(origin_follower_) * Rf.transpose() * Dffv;
+    // base: force Q z at P_f, torque_B = Q (d_b x a_b), d_b = R_b^T d
+    Mat3x12 Dd_b = Rb.transpose() * Dd;
+    Dd_b.block<3, 3>(0, 3) += skew(d_b);
+    Kq.block<3, 12>(0, 0) = -Dff;
+    Kq.block<3, 12>(3, 0) = d_b.cross(axis_base_) * DQq - Q * skew(axis_base_) * Dd_b;
+    Kv.block<3, 12>(0, 0) = -Dffv;
+    Kv.block<3, 12>(3, 0) = d_b.cross(axis_base_) * DQv;
+  }
+  const BodyIndex body[2] = {base_, follower_};
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      J.add_position(body[i], body[j], Kq.block<6, 6>(6 * i, 6 * j));
+      J.add_velocity(body[i], body[j], Kv.block<6, 6>(6 * i, 6 * j));
+    }
+  // the slip force -mode F_max(u) Jq^T: piecewise (|u|, the mode), differenced
+  if (has_stick_slip()) add_jacobian_fd(ctx, J, ForcePart::kNonlinear);
 }
 
 double JointSpringDamper::potential_energy(const ForceContext& /*ctx*/) const {

@@ -16,6 +16,8 @@ class Gravity final : public ForceElement {
   std::vector<BodyIndex> bodies() const override { return {}; }
   ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const override;
   double potential_energy(const ForceContext& ctx) const override;
+  /// m g at the centre of mass depends on no coordinate: the Jacobian is zero.
+  void add_jacobian(const ForceContext& /*ctx*/, ForceJacobian& /*J*/) const override {}
   const Vec3& g() const { return g_; }
 
  private:

@@ -40,6 +40,12 @@ class JointSpringDamper final : public ForceElement {
   std::vector<BodyIndex> bodies() const override { return {}; }
   ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const override;
   double potential_energy(const ForceContext& ctx) const override;
+  std::vector<BodyIndex> jacobian_bodies() const override { return {base_, follower_}; }
+  /// Analytic: Q = F0 + k (q - q0) + c q' through the derivatives of the
+  /// joint coordinate q and its rate, plus Q times the turning of the axis
+  /// and lever (docs/theory/jacobians.md); the slip force by the
+  /// finite-difference default (piecewise in the mode).
+  void add_jacobian(const ForceContext& ctx, ForceJacobian& J) const override;
   std::vector<std::string> channel_names() const override;
   std::string channel_unit(int k) const override;
   double channel_value(int k, const ForceContext& ctx) const override;
@@ -69,6 +75,9 @@ class JointSpringDamper final : public ForceElement {
   BodyIndex follower_ = kGround;
   Vec3 axis_base_ = Vec3::UnitZ();
   Vec3 origin_follower_ = Vec3::Zero();
+  Mat3 axes_base_ = Mat3::Identity();      // joint frame axes, base coordinates
+  Mat3 axes_follower_ = Mat3::Identity();  // ... follower coordinates
+  Vec3 origin_base_ = Vec3::Zero();
   const double* q_ = nullptr;
   const double* q_rate_ = nullptr;
 };

@@ -36,6 +36,11 @@ class SpringDamper final : public ForceElement {
   std::vector<BodyIndex> bodies() const override { return {a_, b_}; }
   ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const override;
   double potential_energy(const ForceContext& ctx) const override;
+  /// Analytic: stiffness along the line, geometric stiffness T dP/L from its
+  /// rotation and from the turning attachment points, damping
+  /// (docs/theory/jacobians.md); the slip force by the finite-difference
+  /// default (piecewise in the mode).
+  void add_jacobian(const ForceContext& ctx, ForceJacobian& J) const override;
   std::vector<std::string> channel_names() const override;
   std::string channel_unit(int k) const override;
   double channel_value(int k, const ForceContext& ctx) const override;
