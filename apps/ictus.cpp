@@ -77,6 +77,7 @@ int command_check(const CommonOptions& opt) {
   ictus::Simulation simulation(model);
   ictus::System& system = simulation.system();
   (void)ictus::select_channels(system, model.settings().outputs);  // outputs that match nothing
+  ictus::check_summary_peaks(system, model.settings().peaks);
   const double t0 = model.settings().start;
   const double before = system.position_violation(t0, system.initial_state());
   fmt::print("model '{}' ({})\n", model.name(), opt.model_path);
@@ -330,7 +331,8 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
   const std::vector<std::string> channels = ictus::select_channels(simulation.system(), s.outputs);
   ictus::CsvWriter csv(out, channels);
   ictus::EventLogWriter events(out);
-  ictus::Summary summary(channels);
+  ictus::check_summary_peaks(simulation.system(), s.peaks);
+  ictus::Summary summary(channels, s.peaks);
   ictus::ProgressBar progress(stderr);
   simulation.add_observer(csv);
   simulation.add_observer(events);
@@ -371,6 +373,8 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
                stats.stopped_by_event ? ", stopped by an event" : "",
                (out / "events.csv").string());
   fmt::print("\n{}\n", summary.table());
+  // the model's windowed peaks (summary: peaks:), e.g. seed 003's columns
+  if (const std::string peaks = summary.peak_table(); !peaks.empty()) fmt::print("{}\n", peaks);
   fmt::print(
       "energy balance error: {:.3g} J ({:.3g} relative to the largest kinetic + potential "
       "energy)\n",

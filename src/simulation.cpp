@@ -398,6 +398,7 @@ void Simulation::advance(double target) {
       const double t0 = stepper_->t_previous();
       if (!stepper_->y().allFinite())
         throw SimulationError(t1, "the state became non-finite (NaN or inf)");
+      system_.set_step_size(t1 - t0);  // channel integrator.step
 
       // earliest zero crossing of an armed event condition in (t0, t1]
       double t_event = t1 + 1.0;

@@ -270,6 +270,15 @@ void System::Impl::register_channels() {
                         std::max(worst, std::abs(row_rate(static_cast<int>(r)) - rows[r].target));
                 return worst;
               });
+
+  // set by the Simulation after each accepted step (seeds 001 and 003 plot it)
+  add_channel("integrator.step", "s", kKin,
+              "size of the integrator's last accepted step (0 before the first)",
+              [this] { return step_size; });
+}
+
+void System::set_step_size(double h) {
+  impl_->step_size = h;
 }
 
 }  // namespace ictus

@@ -273,6 +273,7 @@ struct System::Impl {
   bool redetecting = false;
   bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
   double energy_reference = 0.0;
+  double step_size = 0.0;  // the integrator's last accepted step: channel integrator.step
 
   // the last impact, for the impulse channels (values at that instant only)
   double last_impact_time = -std::numeric_limits<double>::infinity();

@@ -3,6 +3,7 @@
 // program can build the same objects directly (docs/tutorial.md).
 #pragma once
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,6 +83,21 @@ struct OutputRequest {
   SourceLocation where;
 };
 
+/// A windowed extremum for the run summary (model file `summary: peaks:`):
+/// the signed value of the largest |channel| (or its minimum, or maximum)
+/// over the samples with from <= t <= to, and its time. Seed 003's "peak
+/// acceleration" is the minimum inside the pulse (issue 16: t < pi/10), not
+/// the jump at the velocity reversal after it.
+struct SummaryPeak {
+  enum class Kind { kLargestMagnitude, kMinimum, kMaximum };
+  std::string channel;
+  Kind kind = Kind::kLargestMagnitude;
+  double from = -std::numeric_limits<double>::infinity();
+  double to = std::numeric_limits<double>::infinity();
+  std::string label;  ///< as printed; the channel name if not given
+  SourceLocation where;
+};
+
 /// What to simulate and what to write.
 struct SimulationSettings {
   /// How constraints that close with violated velocities are imposed:
@@ -94,6 +110,7 @@ struct SimulationSettings {
   double until = 1.0;
   double output_step = 0.01;           ///< spacing of the samples written to results.csv
   std::vector<OutputRequest> outputs;  ///< channels or patterns ("pivot.*"); empty: defaults
+  std::vector<SummaryPeak> peaks;      ///< windowed extrema for the summary (`summary:`)
   IntegratorSettings integrator;
   StabilisationSettings stabilisation;
   SourceLocation where;

@@ -17,6 +17,10 @@ namespace ictus {
 std::vector<std::string> select_channels(const System& system,
                                          const std::vector<OutputRequest>& requests);
 
+/// Checks that every summary peak (model file `summary: peaks:`) names a
+/// channel of `system`; throws ModelError at the entry otherwise.
+void check_summary_peaks(const System& system, const std::vector<SummaryPeak>& peaks);
+
 /// Records samples of chosen channels in memory.
 class Recorder : public Observer {
  public:
@@ -83,11 +87,26 @@ struct ChannelExtrema {
   double final = 0.0;
 };
 
-/// Collects extrema (with the times they occur) of chosen channels and the
-/// energy balance error, and formats them as a table.
+/// A summary peak (SummaryPeak) as measured: the signed value of the largest
+/// |value| over the samples in its window, refined by the parabola through
+/// the neighbouring samples where these are equally spaced (not at an event,
+/// where a sample just before it is a one-sided limit and stands as it is).
+struct PeakResult {
+  SummaryPeak peak;
+  std::string unit;
+  bool found = false;  ///< false if no sample fell in the window
+  double value = 0.0;
+  double t = 0.0;
+  double sampled = 0.0;  ///< the largest |value| sample itself
+  double t_sampled = 0.0;
+};
+
+/// Collects extrema (with the times they occur) of chosen channels, windowed
+/// peaks (`summary: peaks:`) and the energy balance error, and formats them
+/// as tables.
 class Summary : public Observer {
  public:
-  explicit Summary(std::vector<std::string> channels);
+  explicit Summary(std::vector<std::string> channels, std::vector<SummaryPeak> peaks = {});
   void on_start(System& system, double t0, double t_end) override;
   void on_sample(double t, System& system) override;
   void on_event(const EventRecord& record) override;
@@ -100,8 +119,22 @@ class Summary : public Observer {
   int event_count() const { return events_; }
   /// A text table, one line per channel.
   std::string table() const;
+  /// The peaks with their values (refined on the last call of on_sample).
+  std::vector<PeakResult> peaks() const;
+  /// A text table of the peaks (label, value, time, window); empty if none.
+  std::string peak_table() const;
 
  private:
+  struct PeakState {
+    int index = -1;
+    PeakResult result;
+    double t_prev = 0.0, v_prev = 0.0;  // the sample before the best
+    double t_next = 0.0, v_next = 0.0;  // ... and after it
+    bool has_prev = false, has_next = false, awaiting_next = false;
+    double t_last = 0.0, v_last = 0.0;  // the latest sample in the window
+    bool has_last = false;
+  };
+  std::vector<PeakState> peaks_;
   std::vector<std::string> names_;
   std::vector<int> indices_;
   std::vector<ChannelExtrema> extrema_;

@@ -179,6 +179,9 @@ class System final : public MechanicalSystem {
   int find_channel(std::string_view name) const;
   /// Value of channel k at the last evaluate()/derivative() state.
   double channel_value(int k) const;
+  /// Sets the value of channel integrator.step: the size of the
+  /// integrator's last accepted step (seeds 001 and 003 plot it).
+  void set_step_size(double h);
 
   // --- switching conditions -------------------------------------------------
   /// Compiles a condition (expression.h); returns its handle. Throws ModelError.

@@ -829,6 +829,51 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   r.finish();
 }
 
+// summary: {peaks: [{channel, from, to, extremum, label}]}: windowed extrema printed
+// after the run (seed 003's columns; the in-pulse a_max of issue 16). The
+// channel is checked against the System when the run starts
+// (check_summary_peaks in observers.h).
+void read_summary(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  if (!node) return;
+  MapReader r(node, ctx, "summary");
+  if (const YAML::Node peaks = r.get("peaks")) {
+    if (!peaks.IsSequence())
+      throw ModelError(ctx.at(peaks), "summary",
+                       fmt::format("'peaks' must be a list of {{channel, from, to, label}}, got {}",
+                                   internal::describe(peaks)));
+    int index = 0;
+    for (const auto& item : peaks) {
+      const std::string element = fmt::format("summary peak {}", ++index);
+      MapReader p(item, ctx, element);
+      SummaryPeak peak;
+      peak.channel = p.required_string("channel", "a channel name");
+      peak.where = ctx.at(p.get("channel"));
+      if (const auto from = p.optional_number("from")) peak.from = *from;
+      if (const auto to = p.optional_number("to")) peak.to = *to;
+      if (!(peak.from < peak.to))
+        throw ModelError(p.has("to") ? ctx.at(p.get("to")) : p.where(), element,
+                         fmt::format("the window is empty: 'from' ({:g}) must be less than 'to' "
+                                     "({:g})",
+                                     peak.from, peak.to));
+      if (const YAML::Node kind = p.get("extremum")) {
+        const std::string k = p.string("extremum", "abs");
+        if (k != "abs" && k != "min" && k != "max")
+          throw ModelError(ctx.at(kind), element,
+                           fmt::format("'extremum' must be abs (the largest |value|, signed), min "
+                                       "or max, got '{}'",
+                                       k));
+        peak.kind = k == "abs"   ? SummaryPeak::Kind::kLargestMagnitude
+                    : k == "min" ? SummaryPeak::Kind::kMinimum
+                                 : SummaryPeak::Kind::kMaximum;
+      }
+      peak.label = p.string("label", peak.channel);
+      p.finish();
+      model.settings().peaks.push_back(std::move(peak));
+    }
+  }
+  r.finish();
+}
+
 void read_markers(const YAML::Node& node, const FileContext& ctx, Model& model) {
   if (!node) return;
   const MapReader check(node, ctx, "markers");
@@ -900,6 +945,7 @@ Model parse_model(const std::string& text, const std::string& source_name,
   read_events(top.get("events"), ctx, model);
   read_initial_velocities(top.get("initial_velocities"), ctx, model);
   read_simulate(top.get("simulate"), ctx, model);
+  read_summary(top.get("summary"), ctx, model);
   YAML::Node stab = top.get("stabilisation");
   if (!stab) stab = top.get("stabilization");
   read_stabilisation(stab, ctx, model);

@@ -44,6 +44,19 @@ std::vector<int> resolve(const System& system, const std::vector<std::string>& n
   return out;
 }
 
+// what a summary peak maximises: |v|, -v (minimum) or v
+double peak_score(const SummaryPeak& p, double v) {
+  switch (p.kind) {
+    case SummaryPeak::Kind::kMinimum:
+      return -v;
+    case SummaryPeak::Kind::kMaximum:
+      return v;
+    case SummaryPeak::Kind::kLargestMagnitude:
+      break;
+  }
+  return std::abs(v);
+}
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -100,6 +113,17 @@ std::vector<std::string> select_channels(const System& system,
                                    r.pattern, internal::did_you_mean(r.pattern, all)));
   }
   return out;
+}
+
+void check_summary_peaks(const System& system, const std::vector<SummaryPeak>& peaks) {
+  std::vector<std::string> all;
+  for (int k = 0; k < system.channel_count(); ++k) all.push_back(system.channel_info(k).name);
+  for (const SummaryPeak& p : peaks)
+    if (system.find_channel(p.channel) < 0)
+      throw ModelError(p.where, "summary",
+                       fmt::format("peak '{}': unknown channel '{}'{}; see docs/channels.md (or "
+                                   "'ictus channels MODEL')",
+                                   p.label, p.channel, internal::did_you_mean(p.channel, all)));
 }
 
 // --- Recorder -----------------------------------------------------------------
@@ -217,13 +241,30 @@ void EventLogWriter::on_finish(double t, bool completed) {
 
 // --- Summary ----------------------------------------------------------------------
 
-Summary::Summary(std::vector<std::string> channels) : names_(std::move(channels)) {}
+Summary::Summary(std::vector<std::string> channels, std::vector<SummaryPeak> peaks)
+    : names_(std::move(channels)) {
+  for (SummaryPeak& p : peaks) {
+    PeakState state;
+    state.result.peak = std::move(p);
+    peaks_.push_back(std::move(state));
+  }
+}
 
 void Summary::on_start(System& system, double, double) {
   indices_ = resolve(system, names_);
   extrema_.clear();
   for (std::size_t k = 0; k < names_.size(); ++k)
     extrema_.push_back({names_[k], system.channel_info(indices_[k]).unit});
+  for (PeakState& p : peaks_) {
+    const int k = system.find_channel(p.result.peak.channel);
+    if (k < 0)
+      throw std::invalid_argument(fmt::format("unknown channel '{}'", p.result.peak.channel));
+    PeakState fresh;
+    fresh.index = k;
+    fresh.result.peak = p.result.peak;
+    fresh.result.unit = system.channel_info(k).unit;
+    p = std::move(fresh);
+  }
   balance_ = system.find_channel("energy.balance");
   kinetic_ = system.find_channel("energy.kinetic");
   potential_ = system.find_channel("energy.potential");
@@ -243,6 +284,30 @@ void Summary::on_sample(double t, System& system) {
       e.t_max = t;
     }
     e.final = v;
+  }
+  for (PeakState& p : peaks_) {
+    const double v = system.channel_value(p.index);
+    PeakResult& r = p.result;
+    if (p.awaiting_next) {
+      p.t_next = t;
+      p.v_next = v;
+      p.has_next = true;
+      p.awaiting_next = false;
+    }
+    if (t >= r.peak.from && t <= r.peak.to &&
+        (!r.found || peak_score(r.peak, v) > peak_score(r.peak, r.sampled))) {
+      r.found = true;
+      r.sampled = v;
+      r.t_sampled = t;
+      p.has_prev = p.has_last;
+      p.t_prev = p.t_last;
+      p.v_prev = p.v_last;
+      p.has_next = false;
+      p.awaiting_next = true;
+    }
+    p.t_last = t;
+    p.v_last = v;
+    p.has_last = true;
   }
   first_ = false;
   balance_error_ = std::max(balance_error_, std::abs(system.channel_value(balance_)));
@@ -266,6 +331,67 @@ std::string Summary::table() const {
   for (const ChannelExtrema& e : extrema_)
     out += fmt::format("{:<{}}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {}\n",
                        e.name, width, e.min, e.t_min, e.max, e.t_max, e.final, e.unit);
+  return out;
+}
+
+std::vector<PeakResult> Summary::peaks() const {
+  std::vector<PeakResult> out;
+  for (const PeakState& p : peaks_) {
+    PeakResult r = p.result;
+    r.value = r.sampled;
+    r.t = r.t_sampled;
+    // between samples: the vertex of the parabola through the best sample and
+    // its neighbours, if equally spaced (an event's pair of samples is not:
+    // there the sample just before stands, a one-sided limit) and the best
+    // is a local extremum
+    const double v = r.sampled;
+    if (r.found && p.has_prev && p.has_next &&
+        peak_score(r.peak, v) >= peak_score(r.peak, p.v_prev) &&
+        peak_score(r.peak, v) >= peak_score(r.peak, p.v_next)) {
+      const double h0 = r.t_sampled - p.t_prev, h1 = p.t_next - r.t_sampled;
+      const double d = p.v_prev - 2.0 * v + p.v_next;
+      if (h0 > 0.0 && std::abs(h0 - h1) <= 1e-9 * h1 && d != 0.0) {
+        const double step = 0.5 * (p.v_prev - p.v_next) / d;  // in steps from t_sampled
+        const double tv = r.t_sampled + step * h1;
+        if (std::abs(step) <= 1.0 && tv >= r.peak.from && tv <= r.peak.to) {
+          r.value = v - 0.25 * (p.v_prev - p.v_next) * step;
+          r.t = tv;
+        }
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string Summary::peak_table() const {
+  const std::vector<PeakResult> results = peaks();
+  if (results.empty()) return {};
+  std::size_t width = 4, cwidth = 7;
+  for (const PeakResult& r : results) {
+    width = std::max(width, r.peak.label.size());
+    cwidth = std::max(cwidth, r.peak.channel.size());
+  }
+  auto bound = [](double x) {
+    return std::isinf(x) ? std::string(x < 0 ? "start" : "end") : fmt::format("{:.6g}", x);
+  };
+  std::string out =
+      fmt::format("{:<{}}  {:<{}}  {:<7}  {:>14}  {:>10}  {:<21}  {}\n", "peak", width, "channel",
+                  cwidth, "of", "value", "at t [s]", "window [s]", "unit");
+  for (const PeakResult& r : results) {
+    const char* kind = r.peak.kind == SummaryPeak::Kind::kMinimum   ? "min"
+                       : r.peak.kind == SummaryPeak::Kind::kMaximum ? "max"
+                                                                    : "max |.|";
+    const std::string window = fmt::format("{} .. {}", bound(r.peak.from), bound(r.peak.to));
+    if (!r.found) {
+      out +=
+          fmt::format("{:<{}}  {:<{}}  {:<7}  {:>14}  {:>10}  {:<21}  {}\n", r.peak.label, width,
+                      r.peak.channel, cwidth, kind, "-", "-", window, "(no sample in the window)");
+      continue;
+    }
+    out += fmt::format("{:<{}}  {:<{}}  {:<7}  {:>14.8g}  {:>10.6g}  {:<21}  {}\n", r.peak.label,
+                       width, r.peak.channel, cwidth, kind, r.value, r.t, window, r.unit);
+  }
   return out;
 }
 
