@@ -60,7 +60,7 @@ System::Impl::Impl(const Model& m) : model(m), live_joints(m.joints()) {
   frozen_loads.resize(static_cast<std::size_t>(n));
   accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
   free_accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
-  y = VecX::Zero(13 * n + kAuxCount);
+  y = VecX::Zero(layout.size());
   time_slot = &slot_storage.emplace_back(0.0);
 
   build_instances();
@@ -286,22 +286,20 @@ int System::body_count() const {
   return impl_->n;
 }
 int System::state_size() const {
-  return 13 * impl_->n + kAuxCount;
+  return impl_->layout.size();
 }
 
 VecX System::initial_state() const {
   const int n = impl_->n;
-  VecX y = VecX::Zero(13 * n + kAuxCount);
+  const StateLayout& l = impl_->layout;
+  VecX y = VecX::Zero(l.size());
   for (int b = 0; b < n; ++b) {
     const Body& body = impl_->model.bodies()[static_cast<std::size_t>(b)];
-    y.segment<3>(7 * b) = body.position;
+    l.body_position(y, b) = body.position;
     const Quat q = body.orientation.normalized();
-    y(7 * b + 3) = q.w();
-    y(7 * b + 4) = q.x();
-    y(7 * b + 5) = q.y();
-    y(7 * b + 6) = q.z();
-    y.segment<3>(7 * n + 6 * b) = body.velocity;
-    y.segment<3>(7 * n + 6 * b + 3) = q.toRotationMatrix().transpose() * body.angular_velocity;
+    l.body_quaternion(y, b) << q.w(), q.x(), q.y(), q.z();
+    l.body_velocity(y, b).head<3>() = body.velocity;
+    l.body_velocity(y, b).tail<3>() = q.toRotationMatrix().transpose() * body.angular_velocity;
   }
   return y;
 }
@@ -385,7 +383,7 @@ const StateLayout& System::layout() const {
 bool System::Impl::is_current(double time, const VecX& state) {
   // positions and velocities decide everything but the audit channels: a
   // state that differs only in its audit quadratures reuses the evaluation
-  const int nqv = 13 * n;
+  const int nqv = layout.audit_offset();
   if (!(state_current && time == t && state.head(nqv) == y.head(nqv))) return false;
   y.tail(kAuxCount) = state.tail(kAuxCount);
   return true;
@@ -401,11 +399,11 @@ void System::accelerations(double t, const VecX& y, Eigen::Ref<VecX> rates) {
   const int n = s.n;
   for (int b = 0; b < n; ++b)
     rates.segment<6>(6 * b) = s.accelerations[static_cast<std::size_t>(b)];
-  rates(6 * n + kAuxAppliedWork) = s.power.applied;
-  rates(6 * n + kAuxDriverWork) = s.driver_power;
-  rates(6 * n + kAuxDissipated) = s.power.dissipated;
-  rates(6 * n + kAuxImpactLoss) = 0.0;  // these change only in jumps, at events
-  rates(6 * n + kAuxSwitching) = 0.0;
+  rates(s.layout.velocity_size() + kAuxAppliedWork) = s.power.applied;
+  rates(s.layout.velocity_size() + kAuxDriverWork) = s.driver_power;
+  rates(s.layout.velocity_size() + kAuxDissipated) = s.power.dissipated;
+  rates(s.layout.velocity_size() + kAuxImpactLoss) = 0.0;  // these change only in jumps, at events
+  rates(s.layout.velocity_size() + kAuxSwitching) = 0.0;
 }
 
 bool System::has_nonlinear_forces() const {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <set>
 
+#include "constraint_jacobian.h"
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "system_impl.h"
@@ -24,19 +25,11 @@ constexpr int kMaxNewtonIterations = 60;
 
 // Adds M^-1 D^T p to a 6-per-body block: the velocities u of a state, or a
 // Newton displacement [dp_W; dtheta_B].
-void add_correction(std::span<const ConstraintRow> rows, std::span<const internal::RowBodies> rb,
-                    const VecX& p, std::span<const internal::InverseMass> inverse_mass,
+void add_correction(const internal::ConstraintJacobian& D, const VecX& p,
+                    std::span<const internal::InverseMass> inverse_mass,
                     std::span<const char> dropped, Eigen::Ref<VecX> u) {
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (dropped[r] != 0) continue;
-    const double pr = p(static_cast<Eigen::Index>(r));
-    if (rb[r].base != kGround)
-      u.segment<6>(6 * rb[r].base) += internal::apply_inverse_mass(
-          inverse_mass[static_cast<std::size_t>(rb[r].base)], pr * rows[r].J_base);
-    if (rb[r].follower != kGround)
-      u.segment<6>(6 * rb[r].follower) += internal::apply_inverse_mass(
-          inverse_mass[static_cast<std::size_t>(rb[r].follower)], pr * rows[r].J_follower);
-  }
+  D.add_inverse_mass_transpose(p, inverse_mass, dropped,
+                               [&u](BodyIndex b) { return u.segment<6>(6 * b); });
 }
 
 // The joint a constraint row belongs to, as the place and element of a
@@ -57,11 +50,10 @@ ModelError row_error(const System::Impl& s, int row, const std::string& what) {
   return ModelError(j.where, fmt::format("joint '{}'", j.name), what);
 }
 
-double row_times_u(const ConstraintRow& row, const internal::RowBodies& rb, const VecX& y, int n) {
-  double du = 0.0;
-  if (rb.base != kGround) du += row.J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
-  if (rb.follower != kGround) du += row.J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
-  return du;
+// D_r u for the velocities u of a state.
+double row_times_u(const internal::ConstraintJacobian& D, int r, const StateLayout& layout,
+                   const VecX& state) {
+  return D.row_times(r, [&](BodyIndex b) { return layout.body_velocity(state, b); });
 }
 
 }  // namespace
@@ -83,7 +75,7 @@ double System::Impl::max_position_error(int* worst, bool include_dropped) const 
 void System::Impl::assemble_positions(double time, VecX& state, bool for_model) {
   double scale = 1.0;
   for (int b = 0; b < n; ++b)
-    scale = std::max(scale, state.segment<3>(7 * b).cwiseAbs().maxCoeff());
+    scale = std::max(scale, layout.body_position(state, b).cwiseAbs().maxCoeff());
   const double tolerance = 1e-12 * scale;
   // work buffers of the structure: projection during a run must not allocate
   VecX& delta = displacement_buffer;
@@ -102,19 +94,12 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
     if (!solver.factorize()) break;
     solver.solve_in_place(p);
     delta.setZero();
-    add_correction(rows, row_bodies, p, inverse_mass, dropped, delta);
+    add_correction(D, p, inverse_mass, dropped, delta);
     // halve the step while it does not reduce the violation
     start = state;
-    double step = 1.0;
     for (int halving = 0; halving < 12; ++halving) {
       state = start;
-      for (int b = 0; b < n; ++b) {
-        const Vec6 d = delta.segment<6>(6 * b);
-        state.segment<3>(7 * b) += step * d.head<3>();
-        Quat q(state(7 * b + 3), state(7 * b + 4), state(7 * b + 5), state(7 * b + 6));
-        q = (q * quat_exp(step * d.tail<3>())).normalized();  // d.tail is a body-frame rotation
-        state.segment<4>(7 * b + 3) << q.w(), q.x(), q.y(), q.z();
-      }
+      integrate_positions(layout, layout.positions(start), delta, layout.positions(state));
       compute_kinematics(time, state);
       compute_rows();
       const double next = max_position_error(nullptr);
@@ -122,7 +107,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
         error = next;
         break;
       }
-      step *= 0.5;
+      delta *= 0.5;
     }
   }
   if (error > std::max(tolerance, 1e-9 * scale)) {
@@ -193,6 +178,7 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
   }
   const std::size_t m = all_rows.size();
   if (m == 0) return result;
+  const internal::ConstraintJacobian given_D(all_rows, all_bodies);
   internal::SchurSolver s;
   s.analyse(all_bodies, n);
   std::vector<char> drop(m, 0);
@@ -200,16 +186,19 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
   VecX p(static_cast<Eigen::Index>(m));
   for (std::size_t r = 0; r < m; ++r)
     p(static_cast<Eigen::Index>(r)) =
-        drop[r] != 0 ? 0.0 : all_rows[r].target - row_times_u(all_rows[r], all_bodies[r], state, n);
+        drop[r] != 0
+            ? 0.0
+            : all_rows[r].target - row_times_u(given_D, static_cast<int>(r), layout, state);
   s.solve_in_place(p);
-  add_correction(all_rows, all_bodies, p, inverse_mass, drop, state.segment(7 * n, 6 * n));
+  add_correction(given_D, p, inverse_mass, drop, layout.velocities(state));
 
   double scale = 1.0;
   for (std::size_t r = 0; r < m; ++r) scale = std::max(scale, std::abs(all_rows[r].target));
   for (int b = 0; b < n; ++b)
-    scale = std::max(scale, state.segment<6>(7 * n + 6 * b).cwiseAbs().maxCoeff());
+    scale = std::max(scale, layout.body_velocity(state, b).cwiseAbs().maxCoeff());
   for (std::size_t r = 0; r < m; ++r) {
-    const double residual = row_times_u(all_rows[r], all_bodies[r], state, n) - all_rows[r].target;
+    const double residual =
+        row_times_u(given_D, static_cast<int>(r), layout, state) - all_rows[r].target;
     if (std::abs(residual) <= 1e-8 * scale) continue;
     std::string what;
     if (r >= constraint_rows)
@@ -340,7 +329,7 @@ void System::Impl::project_velocities(double time, VecX& state) {
   solver.assemble(rows, inverse_mass, dropped);
   if (!solver.factorize()) throw SimulationError(time, "singular constraint set in projection");
   solver.solve_in_place(p);
-  add_correction(rows, row_bodies, p, inverse_mass, dropped, state.segment(7 * n, 6 * n));
+  add_correction(D, p, inverse_mass, dropped, layout.velocities(state));
   compute_kinematics(time, state);
 }
 
@@ -390,15 +379,15 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     const auto b = static_cast<std::size_t>(e.body);
     const BodyKinematics& k = kin[b];
     const Vec3 angular_W = (k.R_WB * e.point_B).cross(e.linear_W) + e.angular_W;
-    state.segment<3>(7 * n + 6 * e.body) += inverse_mass[b].inv_mass * e.linear_W;
-    state.segment<3>(7 * n + 6 * e.body + 3) +=
+    layout.body_velocity(state, e.body).head<3>() += inverse_mass[b].inv_mass * e.linear_W;
+    layout.body_velocity(state, e.body).tail<3>() +=
         inverse_mass[b].inv_inertia * (k.R_WB.transpose() * angular_W);
   }
   compute_kinematics(time, state);
   compute_rows();
   // the energy the external impulses bring is work done on the system
   result.external_work = kinetic_energy() - result.kinetic_before;
-  state(13 * n + kAuxAppliedWork) += result.external_work;
+  state(layout.audit_offset() + kAuxAppliedWork) += result.external_work;
 
   // targets; closing rows left to the stabilisation are taken out of the solve
   const std::size_t m = rows.size();
@@ -431,13 +420,13 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     throw SimulationError(time, "the constraint set of the impact is singular");
   solver.solve_in_place(p);
   result.condition_estimate = solver.pivot_spread(excluded);
-  add_correction(rows, row_bodies, p, inverse_mass, excluded, state.segment(7 * n, 6 * n));
+  add_correction(D, p, inverse_mass, excluded, layout.velocities(state));
   compute_kinematics(time, state);
 
   // every row, the eliminated dependent ones included, must now hold
   double scale = 1.0;
   for (int b = 0; b < n; ++b)
-    scale = std::max(scale, state.segment<6>(7 * n + 6 * b).cwiseAbs().maxCoeff());
+    scale = std::max(scale, layout.body_velocity(state, b).cwiseAbs().maxCoeff());
   for (std::size_t r = 0; r < m; ++r) {
     const bool closing = newly_active[static_cast<std::size_t>(row_info[r].instance)] != 0;
     if (!impulsive_closure && closing) continue;  // left to the stabilisation
@@ -488,8 +477,8 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   result.kinetic_after = kinetic_energy();
   // what the constraint impulses took (Carnot's loss for a plastic impact)
   const double loss = result.kinetic_before + result.external_work - result.kinetic_after;
-  state(13 * n + kAuxImpactLoss) += loss;
-  state(13 * n + kAuxDissipated) += loss;
+  state(layout.audit_offset() + kAuxImpactLoss) += loss;
+  state(layout.audit_offset() + kAuxDissipated) += loss;
 
   // what closed is now part of the structure; what closed with k > 0 parts
   // again: the whole joint if it closed as a whole and all its members bounce,
@@ -521,7 +510,7 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
 void System::set_energy_reference(double t, const VecX& y) {
   Impl& s = *impl_;
   s.compute_kinematics(t, y);
-  const int aux = 13 * s.n;
+  const int aux = s.layout.audit_offset();
   s.energy_reference = s.kinetic_energy() + s.potential_energy() - y(aux + kAuxAppliedWork) -
                        y(aux + kAuxDriverWork) + y(aux + kAuxDissipated);
 }

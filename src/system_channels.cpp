@@ -205,7 +205,7 @@ void System::Impl::register_channels() {
   }
 
   // --- energy audit -----------------------------------------------------------
-  const int aux = 13 * n;
+  const int aux = layout.audit_offset();
   add_channel("energy.kinetic", "J", kKin, "kinetic energy", [this] { return kinetic_energy(); });
   add_channel("energy.potential", "J", kKin, "potential energy (gravity, springs)",
               [this] { return potential_energy(); });

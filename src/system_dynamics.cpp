@@ -25,12 +25,11 @@ void System::Impl::compute_kinematics(double time, const VecX& state) {
   state_current = true;
   for (int b = 0; b < n; ++b) {
     BodyKinematics& k = kin[static_cast<std::size_t>(b)];
-    k.p_W = state.segment<3>(7 * b);
-    const Quat q =
-        Quat(state(7 * b + 3), state(7 * b + 4), state(7 * b + 5), state(7 * b + 6)).normalized();
+    k.p_W = layout.body_position(state, b);
+    const Quat q = layout.body_orientation(state, b).normalized();
     k.R_WB = q.toRotationMatrix();
-    k.v_W = state.segment<3>(7 * n + 6 * b);
-    k.w_B = state.segment<3>(7 * n + 6 * b + 3);
+    k.v_W = layout.body_velocity(state, b).head<3>();
+    k.w_B = layout.body_velocity(state, b).tail<3>();
     k.w_W = k.R_WB * k.w_B;
   }
   refresh_slots(kinematic_slots);
@@ -216,17 +215,10 @@ void System::Impl::solve_dynamics() {
       continue;
     }
     const ConstraintRow& row = rows[r];
-    const internal::RowBodies& rb = row_bodies[r];
-    double du = 0.0;
-    double dfree = 0.0;
-    if (rb.base != kGround) {
-      du += row.J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
-      dfree += row.J_base.dot(free_accelerations[static_cast<std::size_t>(rb.base)]);
-    }
-    if (rb.follower != kGround) {
-      du += row.J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
-      dfree += row.J_follower.dot(free_accelerations[static_cast<std::size_t>(rb.follower)]);
-    }
+    const double du = row_rate(static_cast<int>(r));
+    const double dfree = D.row_times(static_cast<int>(r), [this](BodyIndex b) -> const Vec6& {
+      return free_accelerations[static_cast<std::size_t>(b)];
+    });
     kept_residual = std::max(kept_residual, std::abs(du - row.target));
     // seed 000 eq. 7: hc = -beta_c Delta - beta_k Delta'
     double stabilising = beta_k * (du - row.target);
@@ -282,13 +274,9 @@ void System::Impl::solve_dynamics() {
   for (std::size_t r = 0; r < m; ++r) {
     if (dropped[r] != 0) continue;
     const double p = multipliers(static_cast<Eigen::Index>(r));
-    const internal::RowBodies& rb = row_bodies[r];
-    if (rb.base != kGround)
-      accelerations[static_cast<std::size_t>(rb.base)] += internal::apply_inverse_mass(
-          inverse_mass[static_cast<std::size_t>(rb.base)], p * rows[r].J_base);
-    if (rb.follower != kGround)
-      accelerations[static_cast<std::size_t>(rb.follower)] += internal::apply_inverse_mass(
-          inverse_mass[static_cast<std::size_t>(rb.follower)], p * rows[r].J_follower);
+    D.add_inverse_mass_transpose(
+        static_cast<int>(r), p, inverse_mass,
+        [this](BodyIndex b) -> Vec6& { return accelerations[static_cast<std::size_t>(b)]; });
     if (instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
       driver_power += p * row_rate(static_cast<int>(r));
   }
@@ -327,19 +315,14 @@ double System::Impl::row_speed_scale(int row) const {
   const internal::RowBodies& rb = row_bodies[r];
   double scale = std::abs(rows[r].target);
   if (rb.base != kGround)
-    scale += rows[r].J_base.cwiseAbs().dot(y.segment<6>(7 * n + 6 * rb.base).cwiseAbs());
+    scale += rows[r].J_base.cwiseAbs().dot(layout.body_velocity(y, rb.base).cwiseAbs());
   if (rb.follower != kGround)
-    scale += rows[r].J_follower.cwiseAbs().dot(y.segment<6>(7 * n + 6 * rb.follower).cwiseAbs());
+    scale += rows[r].J_follower.cwiseAbs().dot(layout.body_velocity(y, rb.follower).cwiseAbs());
   return scale;
 }
 
 double System::Impl::row_rate(int row) const {
-  const auto r = static_cast<std::size_t>(row);
-  const internal::RowBodies& rb = row_bodies[r];
-  double du = 0.0;
-  if (rb.base != kGround) du += rows[r].J_base.dot(y.segment<6>(7 * n + 6 * rb.base));
-  if (rb.follower != kGround) du += rows[r].J_follower.dot(y.segment<6>(7 * n + 6 * rb.follower));
-  return du;
+  return D.row_times(row, [this](BodyIndex b) { return layout.body_velocity(y, b); });
 }
 
 // --- joint coordinates and reactions ----------------------------------------

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compiled_expression.h"
+#include "constraint_jacobian.h"
 #include "ictus/system.h"
 #include "schur_solver.h"
 
@@ -242,6 +243,7 @@ struct System::Impl {
   std::vector<char> joint_enabled_before;  // joint switches at the last rebuild
   std::vector<internal::RowBodies> row_bodies;
   std::vector<ConstraintRow> rows;
+  internal::ConstraintJacobian D;  // a view of rows and row_bodies, rebound with them
   std::vector<char> dropped;
   std::vector<JointRows> joint_rows;
   internal::SchurSolver solver;

@@ -83,11 +83,12 @@ void System::Impl::rebuild_structure() {
   const std::size_t m = row_info.size();
   rows.assign(m, ConstraintRow{});
   dropped.assign(m, 0);
+  D = internal::ConstraintJacobian(rows, row_bodies);
   multipliers = VecX::Zero(static_cast<Eigen::Index>(m));
   rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   newton_buffer = VecX::Zero(static_cast<Eigen::Index>(m));
-  displacement_buffer = VecX::Zero(6 * n);
-  state_buffer = VecX::Zero(13 * n + kAuxCount);
+  displacement_buffer = VecX::Zero(layout.velocity_size());
+  state_buffer = VecX::Zero(layout.size());
   solver.analyse(row_bodies, n);
   ++structure_version;
   structure_dirty = false;
@@ -110,22 +111,10 @@ void System::Impl::detect_redundancy() {
   for (Eigen::Index r = 0; r < m; ++r) {
     if (dropped[static_cast<std::size_t>(r)] == 0) continue;
     VecX column = VecX::Zero(m);
-    const internal::RowBodies& rb = row_bodies[static_cast<std::size_t>(r)];
-    const ConstraintRow& dr = rows[static_cast<std::size_t>(r)];
-    for (Eigen::Index k = 0; k < m; ++k) {
-      if (dropped[static_cast<std::size_t>(k)] != 0) continue;
-      const internal::RowBodies& kb = row_bodies[static_cast<std::size_t>(k)];
-      const ConstraintRow& kr = rows[static_cast<std::size_t>(k)];
-      double s = 0.0;
-      for (const auto& [body_r, j_r] :
-           {std::pair{rb.base, &dr.J_base}, {rb.follower, &dr.J_follower}}) {
-        if (body_r == kGround) continue;
-        const internal::InverseMass& w = inverse_mass[static_cast<std::size_t>(body_r)];
-        if (kb.base == body_r) s += kr.J_base.dot(internal::apply_inverse_mass(w, *j_r));
-        if (kb.follower == body_r) s += kr.J_follower.dot(internal::apply_inverse_mass(w, *j_r));
-      }
-      column(k) = s;
-    }
+    for (Eigen::Index k = 0; k < m; ++k)
+      column(k) = dropped[static_cast<std::size_t>(k)] != 0
+                      ? 0.0
+                      : D.schur_entry(static_cast<int>(k), static_cast<int>(r), inverse_mass);
     solver.solve_in_place(column);
     const double scale = column.cwiseAbs().maxCoeff();
     // self-stress: multipliers e_r - sum c_k e_k change no motion (D^T of it is 0);

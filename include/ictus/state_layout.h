@@ -52,6 +52,11 @@ struct StateLayout {
   auto body_quaternion(V&& y, int b) const {
     return y.template segment<4>(7 * b + 3);
   }
+  /// Body b's orientation q_WB as stored (not renormalised).
+  template <class V>
+  Quat body_orientation(const V& y, int b) const {
+    return Quat(y(7 * b + 3), y(7 * b + 4), y(7 * b + 5), y(7 * b + 6));
+  }
   template <class V>
   auto body_velocity(V&& y, int b) const {
     return y.template segment<6>(velocity_offset() + 6 * b);

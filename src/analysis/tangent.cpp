@@ -27,12 +27,8 @@ ConstrainedTangent::ConstrainedTangent(System& system, double t, const VecX& y)
 }
 
 void ConstrainedTangent::retract(VecX& y, const VecX& xi) const {
-  for (int b = 0; b < n_; ++b) {
-    y.segment<3>(7 * b) += xi.segment<3>(6 * b);
-    Quat q(y(7 * b + 3), y(7 * b + 4), y(7 * b + 5), y(7 * b + 6));
-    q = (q * quat_exp(xi.segment<3>(6 * b + 3))).normalized();  // body-frame rotation
-    y.segment<4>(7 * b + 3) << q.w(), q.x(), q.y(), q.z();
-  }
+  const StateLayout& l = system_.layout();
+  integrate_positions(l, l.positions(y), xi, l.positions(y));  // the group operation
 }
 
 VecX ConstrainedTangent::move(const VecX& y, const VecX& xi) {
