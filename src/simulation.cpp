@@ -19,7 +19,10 @@ struct Simulation::EventState {
   bool rising = true;  // direction of the crossing found in the current step
 };
 
-Simulation::Simulation(const Model& model) : system_(model) {
+Simulation::Simulation(const Model& model) : Simulation(CompiledModel::make(model)) {}
+
+Simulation::Simulation(std::shared_ptr<const CompiledModel> compiled)
+    : system_(std::move(compiled)) {
   for (const Event& e : system_.model().events()) {
     EventState state;
     state.event = &e;

@@ -49,12 +49,13 @@ class BuildContext final : public ForceBuildContext {
 
 }  // namespace
 
-System::Impl::Impl(const Model& m) : model(m), live_joints(m.joints()) {
-  model.validate();
+System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
+    : compiled(std::move(m)), model(compiled->model()), live_joints(model.joints()) {
   n = static_cast<int>(model.bodies().size());
-  layout = StateLayout{n, kAuxCount};
+  layout = compiled->layout();
   stabilisation = model.settings().stabilisation;
-  for (const Body& b : model.bodies()) inverse_mass.push_back({1.0 / b.mass, b.inertia.inverse()});
+  for (int b = 0; b < n; ++b)
+    inverse_mass.push_back({compiled->inverse_mass(b), compiled->inverse_inertia(b)});
   kin.resize(static_cast<std::size_t>(n));
   loads.resize(static_cast<std::size_t>(n));
   frozen_loads.resize(static_cast<std::size_t>(n));
@@ -269,12 +270,19 @@ void System::Impl::add_channel(std::string name, std::string unit, Stage stage,
 
 // ---------------------------------------------------------------------------
 
-System::System(const Model& model) : impl_(std::make_unique<Impl>(model)) {
+System::System(const Model& model) : System(CompiledModel::make(model)) {}
+
+System::System(std::shared_ptr<const CompiledModel> compiled)
+    : impl_(std::make_unique<Impl>(std::move(compiled))) {
   for (const std::string& element : impl_->model.initially_disabled()) set_enabled(element, false);
   // analyse the constraint structure at the initial state so that redundancy
   // warnings and inconsistent sets surface when the system is built
-  impl_->compute_kinematics(model.settings().start, initial_state());
+  impl_->compute_kinematics(impl_->model.settings().start, initial_state());
   impl_->ensure_structure();
+}
+
+const std::shared_ptr<const CompiledModel>& System::compiled_model() const {
+  return impl_->compiled;
 }
 
 System::~System() = default;

@@ -17,6 +17,7 @@
 
 #include "compiled_expression.h"
 #include "constraint_jacobian.h"
+#include "ictus/compiled_model.h"
 #include "ictus/system.h"
 #include "schur_solver.h"
 
@@ -28,7 +29,7 @@ inline constexpr int kAuxDriverWork = 1;
 inline constexpr int kAuxDissipated = 2;
 inline constexpr int kAuxImpactLoss = 3;  // part of the dissipated energy lost in impacts
 inline constexpr int kAuxSwitching = 4;   // part of it removed with switched elements
-inline constexpr int kAuxCount = 5;
+inline constexpr int kAuxCount = 5;       // also CompiledModel's layout
 
 // Everything of a System that a run changes (the mode and the run history),
 // so that a run can be continued exactly from a copy (system_mode.cpp).
@@ -132,7 +133,7 @@ struct System::Impl {
     int channel;
   };
 
-  explicit Impl(const Model& m);
+  explicit Impl(std::shared_ptr<const CompiledModel> m);
 
   // --- construction (system.cpp, system_channels.cpp) ------------------------
   void build_instances();
@@ -213,7 +214,8 @@ struct System::Impl {
   void capture_joint(int joint);
 
   // --- data -------------------------------------------------------------------
-  Model model;
+  std::shared_ptr<const CompiledModel> compiled;  // shared by every System of the model
+  const Model& model;                             // compiled->model()
   /// The model's joints as this System uses them: a capture joint's follower
   /// frame is taken again when it closes (capture_joint).
   std::vector<Joint> live_joints;

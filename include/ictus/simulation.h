@@ -60,6 +60,9 @@ class Simulation final {
  public:
   /// Builds the System. Throws ModelError for an invalid model.
   explicit Simulation(const Model& model);
+  /// A run of a model compiled once; Simulations sharing it may run in
+  /// parallel threads (each owns its System: workspace and mode).
+  explicit Simulation(std::shared_ptr<const CompiledModel> compiled);
   ~Simulation();
 
   System& system() { return system_; }

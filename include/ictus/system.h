@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ictus/compiled_model.h"
 #include "ictus/force.h"
 #include "ictus/math.h"
 #include "ictus/mechanical_system.h"
@@ -97,6 +98,10 @@ class System final : public MechanicalSystem {
   /// Builds the numerical system. Throws ModelError if formulas, channel
   /// references or the constraint set are invalid.
   explicit System(const Model& model);
+  /// One thread's System of a model compiled once (compiled_model.h): any
+  /// number of Systems may share it, each in its own thread.
+  explicit System(std::shared_ptr<const CompiledModel> compiled);
+  const std::shared_ptr<const CompiledModel>& compiled_model() const;
   ~System() override;
   System(const System&) = delete;
   System& operator=(const System&) = delete;

@@ -1,0 +1,23 @@
+#include "ictus/compiled_model.h"
+
+namespace ictus {
+
+namespace {
+constexpr int kAuditEntries = 5;  // system_impl.h: kAuxCount
+}
+
+CompiledModel::CompiledModel(Model model) : model_(std::move(model)) {
+  model_.validate();
+  const int n = static_cast<int>(model_.bodies().size());
+  layout_ = StateLayout{n, kAuditEntries};
+  for (const Body& b : model_.bodies()) {
+    inverse_mass_.push_back(1.0 / b.mass);
+    inverse_inertia_.push_back(b.inertia.inverse());
+  }
+}
+
+std::shared_ptr<const CompiledModel> CompiledModel::make(Model model) {
+  return std::make_shared<const CompiledModel>(std::move(model));
+}
+
+}  // namespace ictus
