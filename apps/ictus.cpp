@@ -309,9 +309,13 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
     s.integrator.where = {"--integrator", 0, 0};
     // the file's options for its own integrator do not bind another one
     const std::vector<std::string>& keys = ictus::stepper_option_keys(ro.integrator);
-    std::erase_if(s.integrator.given, [&](const std::string& k) {
-      return std::find(keys.begin(), keys.end(), k) == keys.end();
-    });
+    for (std::size_t k = s.integrator.given.size(); k-- > 0;)
+      if (std::find(keys.begin(), keys.end(), s.integrator.given[k]) == keys.end()) {
+        s.integrator.given.erase(s.integrator.given.begin() + static_cast<std::ptrdiff_t>(k));
+        if (k < s.integrator.given_where.size())
+          s.integrator.given_where.erase(s.integrator.given_where.begin() +
+                                         static_cast<std::ptrdiff_t>(k));
+      }
   }
   if (ro.given.rtol) s.integrator.rtol = ro.rtol;
   if (ro.given.atol) s.integrator.atol = ro.atol;
@@ -319,7 +323,10 @@ int command_run(const CommonOptions& opt, const RunOptions& ro) {
   for (const auto& [given, key] :
        {std::pair{ro.given.rtol, "rtol"}, std::pair{ro.given.atol, "atol"},
         std::pair{ro.given.step, "step"}})
-    if (given) s.integrator.given.emplace_back(key);
+    if (given) {
+      s.integrator.given.emplace_back(key);
+      s.integrator.given_where.push_back({"--rtol/--atol/--step", 0, 0});
+    }
   if (ro.given.rtol || ro.given.atol || ro.given.step)
     s.integrator.where = {"--rtol/--atol/--step", 0, 0};
   model.validate();

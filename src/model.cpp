@@ -20,6 +20,12 @@ void validate_integrator(const IntegratorSettings& in) {
         in.where, "simulate",
         fmt::format("unknown integrator '{}'{}; known integrators: {}", in.name,
                     internal::did_you_mean(in.name, names), internal::join_names(names)));
+  // a message about a given key points at that key
+  auto where_of = [&in](const std::string& text) {
+    for (std::size_t k = 0; k < in.given.size() && k < in.given_where.size(); ++k)
+      if (text.find("'" + in.given[k] + "'") != std::string::npos) return in.given_where[k];
+    return in.where;
+  };
   const std::vector<std::string>& keys = stepper_option_keys(in.name);
   for (const std::string& key : in.given) {
     if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
@@ -29,14 +35,15 @@ void validate_integrator(const IntegratorSettings& in) {
       if (std::find(k.begin(), k.end(), key) != k.end())
         owners += (owners.empty() ? "" : ", ") + other;
     }
-    throw ModelError(in.where, "simulate",
-                     fmt::format("'{}' is an option of {}, not of integrator '{}', which reads {}",
-                                 key, owners, in.name, internal::join_names(keys)));
+    const std::string message =
+        fmt::format("'{}' is an option of {}, not of integrator '{}', which reads {}", key,
+                    owners, in.name, internal::join_names(keys));
+    throw ModelError(where_of(message), "simulate", message);
   }
   try {
     validate_stepper_options(in.name, in);
   } catch (const std::invalid_argument& e) {
-    throw ModelError(in.where, "simulate", e.what());
+    throw ModelError(where_of(e.what()), "simulate", e.what());
   }
 }
 

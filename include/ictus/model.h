@@ -66,6 +66,7 @@ struct IntegratorSettings : StepperOptions {
   /// Option keys given explicitly (model file or command line), checked
   /// against the keys the chosen integrator reads.
   std::vector<std::string> given;
+  std::vector<SourceLocation> given_where;  ///< where each given key is (parallel to given)
   SourceLocation where;
 };
 

@@ -806,7 +806,10 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   // the integrator's own keys are checked against the integrator (Model::validate)
   for (const char* key : {"rtol", "atol", "step", "max_step", "beta", "gamma", "theta", "alpha",
                           "rho_inf", "two_pass"})
-    if (r.has(key)) in.given.emplace_back(key);
+    if (r.has(key)) {
+      in.given.emplace_back(key);
+      in.given_where.push_back(ctx.at(r.get(key)));
+    }
   if (const YAML::Node c = r.get("impacts")) {
     const std::string how = r.string("impacts", "impulse");
     if (how != "impulse" && how != "baumgarte")
