@@ -36,8 +36,8 @@ void validate_integrator(const IntegratorSettings& in) {
         owners += (owners.empty() ? "" : ", ") + other;
     }
     const std::string message =
-        fmt::format("'{}' is an option of {}, not of integrator '{}', which reads {}", key,
-                    owners, in.name, internal::join_names(keys));
+        fmt::format("'{}' is an option of {}, not of integrator '{}', which reads {}", key, owners,
+                    in.name, internal::join_names(keys));
     throw ModelError(where_of(message), "simulate", message);
   }
   try {

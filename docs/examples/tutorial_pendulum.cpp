@@ -1,9 +1,7 @@
 // The code of docs/tutorial.md, in one program.
 //
-// Build (from the repository root, after building the library):
-//   g++ -std=c++20 -I include -I/usr/include/eigen3 docs/examples/tutorial_pendulum.cpp
-//     build/docs/src/libictus_core.a -lmuparser -lyaml-cpp -lfmt -o /tmp/tut
-//   /tmp/tut            # run from the repository root (it loads examples/*.yaml)
+// Built with the tests (target ictus_tutorial) and run by CTest as
+// docs.tutorial, from the repository root (it loads examples/*.yaml).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -302,6 +300,18 @@ int main(int argc, char** argv) {
     double peak = 0.0;
     for (double v : loads.series("motor.load")) peak = std::max(peak, std::abs(v));
     std::printf("\nslider_crank.yaml at w = 4 pi: peak |motor.load| = %.4f N m\n", peak);
+
+    // --- step by step, save and restore (a controller, an optimiser) -----------------
+    const auto compiled = CompiledModel::make(from_file);  // shared by every run below
+    Simulation stepping(compiled);
+    stepping.advance_to(0.2);                 // integrate to t = 0.2 s
+    const auto checkpoint = stepping.save();  // time, state, switches and modes
+    stepping.run();                           // finish in place...
+    Simulation again(compiled);
+    again.restore(*checkpoint);  // ...or continue a copy: the same bits
+    again.run();
+    std::printf("continued from t = 0.2 s: identical end state: %s\n",
+                stepping.state() == again.state() ? "yes" : "no");
   } catch (const ModelError& e) {  // bad input: names the place and the element
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
