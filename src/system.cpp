@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "ictus/constraints/distance.h"
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "system_impl.h"
@@ -146,42 +147,71 @@ void System::Impl::build_drivers() {
 
 // A stuck element's coordinate is held by a driver row at its value at the
 // instant of sticking (force.h, stick/slip law): a translation driver
-// (point-on-plane) or a rotation driver (rotation lock) of its joint, off
-// while the element slips. Its multiplier is the friction force; it does no
-// work (rate 0), up to the drift the Baumgarte terms remove.
+// (point-on-plane) or a rotation driver (rotation lock) of its joint, or,
+// between two points, a distance row between them; off while the element
+// slips. Its multiplier is the friction force; it does no work (rate 0), up
+// to the drift the Baumgarte terms remove.
 void System::Impl::build_holds() {
   for (std::size_t f = 0; f < forces.size(); ++f) {
     const ForceElement& force = *forces[f];
     if (!force.has_stick_slip()) continue;
-    if (force.hold_joint().empty())
-      throw ModelError(force.where(), force.element_label(),
-                       "structural_damping and dry_friction stick at zero rate, and sticking "
-                       "between two points is not supported in this version; put the element "
-                       "on a joint coordinate ('joint:')");
-    const int j = model.find_joint(force.hold_joint());
-    const Joint& joint = live_joints[static_cast<std::size_t>(j)];
     DriverRuntime rt;
-    rt.joint = j;
     rt.hold_force = static_cast<int>(f);
     Instance inst;
-    inst.joint = j;
     inst.label = force.name() + ".stick";
     inst.driver = static_cast<int>(drivers.size());
     inst.enabled = 0;  // the element starts slipping; Simulation decides at t0
-    if (force.hold_is_angle()) {
-      rt.coordinate = Driver::Coordinate::kAngle;
-      rt.offset = joint.angle_offset;
-      inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
-                                                       joint.frame_follower.axes.col(2), true);
-      inst.is_lock = true;
-    } else {
-      rt.coordinate = Driver::Coordinate::kTranslation;
-      rt.offset = joint.translation_offset;
-      inst.constraint = std::make_shared<PointOnPlane>(
-          joint.frame_base.origin, joint.frame_base.axes.col(2), joint.frame_follower.origin, true);
-    }
     rt.instance = static_cast<int>(instances.size());
-    joint_instances[static_cast<std::size_t>(j)].push_back(rt.instance);
+    if (force.hold_joint().empty()) {
+      BodyIndex a = kGround, b = kGround;
+      Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();
+      if (!force.hold_points(&a, &pa, &b, &pb))
+        throw ModelError(force.where(), force.element_label(),
+                         "structural_damping and dry_friction need a joint coordinate or two "
+                         "attachment points to hold");
+      // the hold row acts along the line of the points: coincident points
+      // give it no direction (and the slip force none either)
+      auto world = [&](BodyIndex body, const Vec3& p) -> Vec3 {
+        if (body == kGround) return p;
+        const Body& bd = model.bodies()[static_cast<std::size_t>(body)];
+        return bd.position + bd.orientation.normalized() * p;
+      };
+      const double length = (world(b, pb) - world(a, pa)).norm();
+      if (!(length > 1e-12))
+        throw ModelError(force.where(), force.element_label(),
+                         fmt::format("structural_damping and dry_friction act along the line of "
+                                     "the two attachment points, and these coincide at the start "
+                                     "(distance {:.3g} m): give points apart, or put the element "
+                                     "on a joint coordinate ('joint:')",
+                                     length));
+      rt.coordinate = Driver::Coordinate::kTranslation;
+      rt.hold_distance = true;
+      rt.hold_point_base = pa;
+      rt.hold_point_follower = pb;
+      inst.base = a;
+      inst.follower = b;
+      inst.constraint = std::make_shared<Distance>(pa, pb, length, true);
+      free_instances.push_back(rt.instance);
+    } else {
+      const int j = model.find_joint(force.hold_joint());
+      const Joint& joint = live_joints[static_cast<std::size_t>(j)];
+      rt.joint = j;
+      inst.joint = j;
+      if (force.hold_is_angle()) {
+        rt.coordinate = Driver::Coordinate::kAngle;
+        rt.offset = joint.angle_offset;
+        inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
+                                                         joint.frame_follower.axes.col(2), true);
+        inst.is_lock = true;
+      } else {
+        rt.coordinate = Driver::Coordinate::kTranslation;
+        rt.offset = joint.translation_offset;
+        inst.constraint =
+            std::make_shared<PointOnPlane>(joint.frame_base.origin, joint.frame_base.axes.col(2),
+                                           joint.frame_follower.origin, true);
+      }
+      joint_instances[static_cast<std::size_t>(j)].push_back(rt.instance);
+    }
     instances.push_back(std::move(inst));
     stick_slip_forces.push_back(static_cast<int>(f));
     hold_driver.push_back(static_cast<int>(drivers.size()));

@@ -454,7 +454,7 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     }
   }
   for (const auto& mode : self_stress)
-    for (const auto& [k, coefficient] : mode) non_unique.insert(joint_of_row(k).name);
+    for (const auto& [k, coefficient] : mode) non_unique.insert(owner_of_row(k));
   result.non_unique.assign(non_unique.begin(), non_unique.end());
   for (std::size_t j = 0; j < live_joints.size(); ++j) {
     const Joint& joint = live_joints[j];

@@ -155,6 +155,18 @@ void System::Impl::compute_rows() {
     }
     fill_lock_errors(static_cast<int>(j));
   }
+  for (const int i : free_instances) {
+    const int first = instance_row[static_cast<std::size_t>(i)];
+    if (first < 0) continue;
+    const Instance& inst = instances[static_cast<std::size_t>(i)];
+    const auto d = static_cast<std::size_t>(inst.driver);
+    driver_samples[d] = motion_sample(drivers[d]);
+    const ConstraintContext ctx{kinematics(inst.base), kinematics(inst.follower), t,
+                                driver_samples[d]};
+    inst.constraint->evaluate(
+        ctx, std::span<ConstraintRow>(rows.data() + first,
+                                      static_cast<std::size_t>(inst.constraint->row_count())));
+  }
 }
 
 void System::Impl::fill_lock_errors(int j) {

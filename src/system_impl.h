@@ -64,6 +64,9 @@ struct System::Impl {
     int driver = -1;    // index into drivers when driven
     char enabled = 1;
     bool is_lock = false;  // RotationLock (possibly driven): joins the lock group
+    // joint < 0 (the hold row of an element between two points): its bodies
+    BodyIndex base = kGround;
+    BodyIndex follower = kGround;
   };
 
   // A prescribed joint coordinate, compiled. The hold row of a stuck
@@ -75,6 +78,11 @@ struct System::Impl {
     double offset = 0.0;  // the coordinate's value in the assembled configuration
     int hold_force = -1;  // the stick/slip force element it holds, or -1 (a model driver)
     double held = 0.0;    // held value (minus offset), for a hold row
+    // a hold between two points (joint -1): a distance row, held at the
+    // length the points had when the element stuck
+    bool hold_distance = false;
+    Vec3 hold_point_base = Vec3::Zero();
+    Vec3 hold_point_follower = Vec3::Zero();
     std::unique_ptr<internal::CompiledExpression> value;
     std::unique_ptr<internal::CompiledExpression> rate;          // may be null
     std::unique_ptr<internal::CompiledExpression> acceleration;  // may be null
@@ -162,6 +170,8 @@ struct System::Impl {
   void detect_redundancy();
   std::string row_name(int row) const;
   const Joint& joint_of_row(int row) const;
+  /// The joint's name, or for a row of no joint the element it holds.
+  std::string owner_of_row(int row) const;
   StructureReport report();
 
   // --- evaluation (system_dynamics.cpp) ---------------------------------------
@@ -226,6 +236,8 @@ struct System::Impl {
 
   std::vector<Instance> instances;
   std::vector<std::vector<int>> joint_instances;
+  std::vector<int>
+      free_instances;  // instances of no joint (distance holds), rows after the joints'
   std::vector<char> joint_enabled;
   std::vector<DriverRuntime> drivers;
   std::vector<MotionSample> driver_samples;  // at the last evaluation

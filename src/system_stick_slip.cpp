@@ -1,6 +1,7 @@
 // Stick/slip elements (seed 003, issue 16): the System's side of the
 // set-valued law at zero rate. The element adds its slip force itself; the
-// System holds its coordinate by a driver row while it sticks
+// System holds its coordinate by a driver row (a joint coordinate) or a
+// distance row (two points) while it sticks
 // (System::Impl::build_holds) and reports the friction force. The switching
 // (when to stick, when to slip) is decided by the Simulation
 // (src/element_switching.cpp).
@@ -36,8 +37,14 @@ bool System::set_stick_slip_mode(int k, int mode) {
   s.state_current = false;  // formula slots may read the element's channels
   if (mode == kStick && before != kStick) {
     // held where it is: the value at the instant of sticking
-    d.held = d.coordinate == Driver::Coordinate::kAngle ? s.joint_angle(d.joint) - d.offset
-                                                        : s.joint_translation(d.joint) - d.offset;
+    if (d.hold_distance) {
+      d.held = (s.kinematics(hold.follower).point(d.hold_point_follower) -
+                s.kinematics(hold.base).point(d.hold_point_base))
+                   .norm();
+    } else {
+      d.held = d.coordinate == Driver::Coordinate::kAngle ? s.joint_angle(d.joint) - d.offset
+                                                          : s.joint_translation(d.joint) - d.offset;
+    }
   }
   const char on = mode == kStick ? 1 : 0;
   if (hold.enabled == on) return false;

@@ -76,6 +76,17 @@ void System::Impl::rebuild_structure() {
           joints[j].frame_follower.axes * (joints[j].frame_base.axes.transpose() * g.free_base);
     }
   }
+  // rows of no joint (the distance holds of stick/slip elements between two
+  // points), after every joint's range
+  for (const int i : free_instances) {
+    const Instance& inst = instances[static_cast<std::size_t>(i)];
+    if (inst.enabled == 0) continue;
+    instance_row[static_cast<std::size_t>(i)] = static_cast<int>(row_info.size());
+    for (int k = 0; k < inst.constraint->row_count(); ++k) {
+      row_info.push_back({i, k});
+      row_bodies.push_back({inst.base, inst.follower});
+    }
+  }
   newly_active.resize(instances.size(), 0);
   for (std::size_t i = 0; i < instances.size(); ++i)
     if (instance_row[i] >= 0 && was_active[i] == 0) newly_active[i] = 1;
@@ -172,6 +183,7 @@ std::vector<std::string> System::Impl::non_unique_components() const {
     for (const auto& [row, coefficient] : mode) {
       const auto ri = static_cast<std::size_t>(row);
       const Instance& inst = instances[static_cast<std::size_t>(row_info[ri].instance)];
+      if (inst.joint < 0) continue;  // a distance hold: no joint reaction
       const Joint& joint = live_joints[static_cast<std::size_t>(inst.joint)];
       const BodyKinematics& kf = kinematics(joint.follower);
       const Vec3 force = coefficient * rows[ri].J_follower.head<3>();
@@ -215,6 +227,14 @@ const Joint& System::Impl::joint_of_row(int row) const {
       instances[static_cast<std::size_t>(ri.instance)].joint)];
 }
 
+std::string System::Impl::owner_of_row(int row) const {
+  const Instance& inst =
+      instances[static_cast<std::size_t>(row_info[static_cast<std::size_t>(row)].instance)];
+  if (inst.joint >= 0) return live_joints[static_cast<std::size_t>(inst.joint)].name;
+  return forces[static_cast<std::size_t>(drivers[static_cast<std::size_t>(inst.driver)].hold_force)]
+      ->name();
+}
+
 std::string System::Impl::row_name(int row) const {
   const RowInfo& ri = row_info[static_cast<std::size_t>(row)];
   const Instance& inst = instances[static_cast<std::size_t>(ri.instance)];
@@ -243,7 +263,7 @@ StructureReport System::Impl::report() {
     rep.redundant_rows.push_back(row_name(mode.front().first));
     std::vector<std::string> deps;
     for (std::size_t k = 0; k < mode.size(); ++k) {
-      affected.insert(joint_of_row(mode[k].first).name);
+      affected.insert(owner_of_row(mode[k].first));
       if (k > 0) deps.push_back(row_name(mode[k].first));
     }
     rep.dependencies.push_back(std::move(deps));

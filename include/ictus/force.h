@@ -215,7 +215,8 @@ class ForceElement {
   // coordinate u: slipping (mode +-1) it adds the force -mode F_max(u); stuck
   // (mode 0) its coordinate is held by a constraint row that the System adds
   // (joint coordinate: a translation/rotation driver row held at the value
-  // of the instant of sticking), whose multiplier is the friction force.
+  // of the instant of sticking; between two points: a distance row held at
+  // the length of that instant), whose multiplier is the friction force.
   // Switching (by Simulation, docs/theory/stick-slip.md): slip -> u' = 0 ->
   // stick if |multiplier| <= F_max, else reverse; stick -> |multiplier| >
   // F_max -> slip in the direction the load pushes.
@@ -225,6 +226,12 @@ class ForceElement {
   /// Joint whose coordinate is held while stuck, and whether it is the angle.
   virtual const std::string& hold_joint() const;
   virtual bool hold_is_angle() const { return false; }
+  /// Between two points (no hold joint): the bodies and body-fixed points
+  /// whose distance is held while stuck. False if the element has none.
+  virtual bool hold_points(BodyIndex* /*base*/, Vec3* /*point_base_B*/, BodyIndex* /*follower*/,
+                           Vec3* /*point_follower_B*/) const {
+    return false;
+  }
   /// The element's coordinate u (from its free value) at the evaluated state.
   virtual double slip_coordinate(const ForceContext& /*ctx*/) const { return 0.0; }
   /// The rate u' of the element's coordinate at the evaluated state.

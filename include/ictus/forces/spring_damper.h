@@ -12,9 +12,10 @@ namespace ictus {
 /// Nonlinear damping (seed 003, issue 16), u = L - L0: structural damping
 /// psi k |u| sgn(L') and dry friction fT sgn(L'), set-valued at L' = 0 with
 /// F_max = psi k |u| + fT; slipping in mode +-1 the tension grows by
-/// mode F_max (force.h, stick/slip law). Sticking between two points needs a
-/// distance row that this version does not build: the System rejects such
-/// an element (put it on a joint coordinate).
+/// mode F_max (force.h, stick/slip law). Stuck, the System holds the
+/// distance of the two points at its length at the instant of sticking by a
+/// distance row (hold_points); its multiplier, positive when it pushes the
+/// points apart, is the friction force along u.
 class SpringDamper final : public ForceElement {
  public:
   struct Parameters {
@@ -56,6 +57,14 @@ class SpringDamper final : public ForceElement {
   }
   double slip_rate(const ForceContext& ctx) const override { return geometry(ctx).rate; }
   double slip_limit(const ForceContext& ctx) const override;
+  bool hold_points(BodyIndex* base, Vec3* point_base_B, BodyIndex* follower,
+                   Vec3* point_follower_B) const override {
+    *base = a_;
+    *point_base_B = point_a_B_;
+    *follower = b_;
+    *point_follower_B = point_b_B_;
+    return true;
+  }
 
  private:
   struct Geometry {
