@@ -84,9 +84,15 @@ struct SuspensionRun {
   Extremum u, v, a;
 };
 
-SuspensionRun run_suspension(const ParameterOverrides& overrides) {
+// The mounts on the guide's coordinate (the example) or, with
+// kBetweenPoints, as a spring between the ground and the block along the
+// guide axis (held by a distance row while stuck).
+constexpr const char* kOnJoint = "examples/suspension.yaml";
+constexpr const char* kBetweenPoints = "tests/models/suspension_between_points.yaml";
+
+SuspensionRun run_suspension(const ParameterOverrides& overrides, const char* path = kOnJoint) {
   const bool nonlinear = !overrides.empty();
-  Model model = load_model(test::source_path("examples/suspension.yaml"), overrides);
+  Model model = load_model(test::source_path(path), overrides);
   model.settings().output_step = 1e-4;
   model.settings().integrator.rtol = 1e-11;
   model.settings().integrator.atol = 1e-13;
@@ -160,8 +166,12 @@ TEST(Suspension, Table1ViscousContinuousExtrema) {
 
 // Structural damping as stated, psi = 0.48: it sticks 0.183018-0.252707 s
 // (issue 16), then reverses at every turning point.
-TEST(Suspension, Table2StructuralPsi048Sticks) {
-  const SuspensionRun r = run_suspension({{"psi", "0.48"}});
+// Both forms of the mounts (on the joint coordinate, between two points)
+// against the same reference values.
+class SuspensionSticks : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SuspensionSticks, Table2StructuralPsi048Sticks) {
+  const SuspensionRun r = run_suspension({{"psi", "0.48"}}, GetParam());
   expect_extremum(r.u, -0.271928152, 0.0, 0.0);  // stuck: flat
   expect_extremum(r.v, 3.796721, 0.393366, 1e-5);
   expect_extremum(r.a, -92.37821, 0.457926, 1e-6);  // one-sided, at the reversal
@@ -198,8 +208,8 @@ TEST(Suspension, Table2StructuralPsi024) {
 
 // Dry friction as stated, fT = 44.2 N: stuck at the start until
 // asin(44.2/196.2)/10, three reversals, stuck for good from 0.726502 s.
-TEST(Suspension, Table3DryFriction442) {
-  const SuspensionRun r = run_suspension({{"fT", "44.2"}});
+TEST_P(SuspensionSticks, Table3DryFriction442) {
+  const SuspensionRun r = run_suspension({{"fT", "44.2"}}, GetParam());
   expect_extremum(r.u, -0.3366197, 0.220271, 1e-5);
   expect_extremum(r.v, 4.532917, 0.333803, 1e-5);
   expect_extremum(r.a, -90.65835, 0.412343, 1e-6);
@@ -214,6 +224,32 @@ TEST(Suspension, Table3DryFriction442) {
   // stuck, the hold row carries the spring: friction force = K u
   EXPECT_NEAR(r.run.final("mounts.friction_force"), 800 * -0.049604128, 1e-5);
   expect_energy_closed(r.run);
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, SuspensionSticks, ::testing::Values(kOnJoint, kBetweenPoints),
+                         [](const auto& param_info) {
+                           return std::string(param_info.param == kOnJoint ? "OnJoint"
+                                                                           : "BetweenPoints");
+                         });
+
+// Between two points along the guide, the spring's own channels are the
+// coordinate's: length 1 + u, and stuck for good the distance row (its
+// multiplier the friction force, positive pushing the points apart) holds
+// the spring's tension K u.
+TEST(Suspension, BetweenPointsChannelsAreTheJointCoordinates) {
+  Model model = load_model(test::source_path(kBetweenPoints), {{"fT", "44.2"}});
+  const test::RecordedRun r =
+      test::run_and_record(model, {"guide.x", "mounts.length", "mounts.rate", "guide.v",
+                                   "mounts.friction_force", "mounts.force", "mounts.mode"});
+  double worst = 0.0;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    worst = std::max(worst, std::abs(r["mounts.length"][k] - 1.0 - r["guide.x"][k]));
+    worst = std::max(worst, std::abs(r["mounts.rate"][k] - r["guide.v"][k]));
+  }
+  EXPECT_LT(worst, 1e-12);
+  EXPECT_EQ(r.final("mounts.mode"), 0.0);
+  EXPECT_NEAR(r.final("mounts.force"), 800 * -0.049604128, 1e-5);
+  EXPECT_NEAR(r.final("mounts.friction_force"), r.final("mounts.force"), 1e-9);
 }
 
 TEST(Suspension, Table3DryFriction336) {
