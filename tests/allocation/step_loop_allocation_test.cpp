@@ -185,6 +185,17 @@ TEST(StepLoopAllocation, StuckDryFrictionMount) {
   EXPECT_GT(steps, 5);
 }
 
+// The same mount between two points: stuck, held by a distance row of no joint.
+TEST(StepLoopAllocation, StuckDryFrictionMountBetweenPoints) {
+  Model model = load_model(test::source_path("tests/models/suspension_between_points.yaml"),
+                           {{"fT", "44.2"}});
+  model.settings().until = 0.02;  // stuck until 0.0227 s
+  model.settings().output_step = 1e-3;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 5);
+}
+
 TEST(StepLoopAllocation, SlippingStructuralDampingMount) {
   Model model = load_model(test::source_path("examples/suspension.yaml"), {{"psi", "0.24"}});
   model.settings().until = 0.19;  // the first reversal is at 0.1947 s
