@@ -169,7 +169,6 @@ struct System::Impl {
   const ModeSnapshot* adopt_redundancy = nullptr;
   void detect_redundancy();
   std::string row_name(int row) const;
-  const Joint& joint_of_row(int row) const;
   /// The joint's name, or for a row of no joint the element it holds.
   std::string owner_of_row(int row) const;
   StructureReport report();

@@ -221,12 +221,6 @@ double System::Impl::member_restitution(int instance) const {
   return 0.0;
 }
 
-const Joint& System::Impl::joint_of_row(int row) const {
-  const RowInfo& ri = row_info[static_cast<std::size_t>(row)];
-  return live_joints[static_cast<std::size_t>(
-      instances[static_cast<std::size_t>(ri.instance)].joint)];
-}
-
 std::string System::Impl::owner_of_row(int row) const {
   const Instance& inst =
       instances[static_cast<std::size_t>(row_info[static_cast<std::size_t>(row)].instance)];
