@@ -6,7 +6,7 @@
 //   rk4, dopri5, rkf45         explicit Runge-Kutta in the Lie-group chart
 //   newmark, wilson, hht,      implicit structural schemes in acceleration
 //   generalized_alpha          form, Newton on the index-1 accelerations
-//   cvode                      SUNDIALS CVODE (BDF), for stiff models
+//   cvode, ida                 SUNDIALS CVODE (BDF) and IDA, for stiff models
 #pragma once
 
 #include <memory>
@@ -29,6 +29,22 @@ struct StepperStatistics {
   long error_test_failures = 0;   ///< adaptive steppers
 };
 
+/// Linear solver of the Newton iterations of cvode and ida (`linear_solver:`).
+enum class LinearSolverChoice {
+  kAuto,   ///< kKlu above kSparseMinUnknowns unknowns if the pattern is sparse enough
+  kDense,  ///< SUNLinSol_Dense on a dense matrix
+  kKlu,    ///< SUNLinSol_KLU on a CSC matrix with the bodies' coupling pattern
+};
+/// `auto` uses KLU only above this many unknowns (13 per body): below it the
+/// dense LU is as fast and has no symbolic analysis (docs/benchmarks.md).
+inline constexpr int kSparseMinUnknowns = 60;
+/// ... and only if at most this fraction of dF/dy can be non-zero (one
+/// connected mechanism makes the velocity rows dense).
+inline constexpr double kSparseMaxDensity = 0.25;
+/// "dense", "klu" or "auto" to the choice; std::invalid_argument otherwise.
+LinearSolverChoice parse_linear_solver(std::string_view text);
+std::string_view linear_solver_name(LinearSolverChoice choice);
+
 /// Settings of the steppers; each reads the ones that concern it
 /// (stepper_options_for() names them).
 struct StepperOptions {
@@ -45,6 +61,7 @@ struct StepperOptions {
   bool two_pass = false;            ///< seed 003's modified scheme (newmark, wilson)
   double newton_tolerance = 1e-10;  ///< relative change of the accelerations
   int newton_max_iterations = 20;
+  LinearSolverChoice linear_solver = LinearSolverChoice::kAuto;  ///< cvode, ida
 };
 
 class Stepper {
