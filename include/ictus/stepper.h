@@ -31,16 +31,15 @@ struct StepperStatistics {
 
 /// Linear solver of the Newton iterations of cvode and ida (`linear_solver:`).
 enum class LinearSolverChoice {
-  kAuto,   ///< kKlu above kSparseMinUnknowns unknowns if the pattern is sparse enough
+  kAuto,   ///< kKlu above kSparseMinUnknowns unknowns, else kDense
   kDense,  ///< SUNLinSol_Dense on a dense matrix
   kKlu,    ///< SUNLinSol_KLU on a CSC matrix with the bodies' coupling pattern
 };
-/// `auto` uses KLU only above this many unknowns (13 per body): below it the
-/// dense LU is as fast and has no symbolic analysis (docs/benchmarks.md).
+/// `auto` uses KLU above this many unknowns (13 per body). Measured
+/// (docs/benchmarks.md): KLU wins from 65 unknowns on, even on one connected
+/// chain whose velocity rows are dense, because SUNDIALS' dense LU has no
+/// BLAS; below, the dense LU saves KLU's symbolic analysis.
 inline constexpr int kSparseMinUnknowns = 60;
-/// ... and only if at most this fraction of dF/dy can be non-zero (one
-/// connected mechanism makes the velocity rows dense).
-inline constexpr double kSparseMaxDensity = 0.25;
 /// "dense", "klu" or "auto" to the choice; std::invalid_argument otherwise.
 LinearSolverChoice parse_linear_solver(std::string_view text);
 std::string_view linear_solver_name(LinearSolverChoice choice);

@@ -41,8 +41,8 @@ LinearSolverChoice parse_linear_solver(std::string_view text) {
   if (text == "dense") return LinearSolverChoice::kDense;
   if (text == "klu") return LinearSolverChoice::kKlu;
   throw std::invalid_argument(
-      fmt::format("'linear_solver' must be dense, klu or auto (klu above {} unknowns when the "
-                  "bodies form several independent groups), got '{}'",
+      fmt::format("'linear_solver' must be dense, klu or auto (klu above {} unknowns, 13 per "
+                  "body), got '{}'",
                   kSparseMinUnknowns, text));
 }
 

@@ -125,7 +125,7 @@ bool use_klu(LinearSolverChoice choice, const JacobianPattern& pattern) {
     case LinearSolverChoice::kAuto:
       break;
   }
-  return pattern.n > kSparseMinUnknowns && pattern.density() <= kSparseMaxDensity;
+  return pattern.n > kSparseMinUnknowns;
 }
 
 namespace {

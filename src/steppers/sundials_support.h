@@ -79,7 +79,7 @@ struct JacobianPattern {
 JacobianPattern jacobian_pattern(const StateLayout& layout, const std::vector<int>& groups);
 
 /// True if the stepper should use KLU for `choice` on this pattern
-/// (stepper.h: kSparseMinUnknowns, kSparseMaxDensity).
+/// (stepper.h: kSparseMinUnknowns).
 bool use_klu(LinearSolverChoice choice, const JacobianPattern& pattern);
 
 /// A CSC SUNSparseMatrix sized for `pattern`, and a KLU solver on it whose

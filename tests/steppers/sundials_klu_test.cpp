@@ -69,9 +69,9 @@ TEST(JacobianPattern, SizesAndColoursOfBlocks) {
   EXPECT_EQ(one.nonzeros(), 130 * (7 + 60));
   EXPECT_EQ(one.colours, 130);
   for (int j = 0; j < one.n; ++j) EXPECT_EQ(one.row[one.diagonal[j]], j);
-  // auto: KLU for the independent bodies, dense for the single mechanism
+  // auto: KLU above 60 unknowns, whatever the pattern
   EXPECT_TRUE(internal::use_klu(LinearSolverChoice::kAuto, independent));
-  EXPECT_FALSE(internal::use_klu(LinearSolverChoice::kAuto, one));
+  EXPECT_TRUE(internal::use_klu(LinearSolverChoice::kAuto, one));
   layout.bodies = 4;  // 52 unknowns: below kSparseMinUnknowns
   EXPECT_FALSE(internal::use_klu(LinearSolverChoice::kAuto,
                                  internal::jacobian_pattern(layout, {0, 1, 2, 3})));
@@ -129,7 +129,7 @@ TEST_P(KluTest, ChainAgreesWithDense) {
   const Outcome klu = run(model, GetParam(), LinearSolverChoice::kKlu, 0.5);
   const Outcome automatic = run(model, GetParam(), LinearSolverChoice::kAuto, 0.01);
   EXPECT_EQ(klu.solver, "klu");
-  EXPECT_EQ(automatic.solver, "dense");  // one group: dF/dy more than half full
+  EXPECT_EQ(automatic.solver, "klu");  // 78 unknowns, although dF/dy is half full
   // a swinging chain amplifies the different Newton iterates: the bound is
   // the global error of rtol 1e-8 over half a second, not round-off
   EXPECT_LT(largest_difference(dense.y, klu.y, 78), 2e-5);
