@@ -12,6 +12,10 @@ void MechanicalSystem::derivative(double t, const VecX& y, Eigen::Ref<VecX> dy) 
   quaternion_rates(l, l.positions(y), l.velocities(y), dy.head(l.position_size()));
 }
 
+std::vector<int> MechanicalSystem::coupling_groups() const {
+  return std::vector<int>(static_cast<std::size_t>(layout().bodies), 0);
+}
+
 void MechanicalSystem::reserve_jacobian_work() {
   const StateLayout& l = layout();
   y_perturbed_.resize(l.size());

@@ -34,7 +34,11 @@ class BuildContext final : public ForceBuildContext {
   }
   std::unique_ptr<internal::CompiledExpression> compile(const Expression& expr,
                                                         const std::string& element) override {
-    return impl_.compile(expr, element, false);
+    auto compiled = impl_.compile(expr, element, false);
+    // a formula of positions or velocities may couple any bodies (system_coupling.cpp)
+    for (const std::string& v : compiled->variables())
+      if (v != "t") impl_.force_formulas_read_state = true;
+    return compiled;
   }
   const double* bind_channel(const std::string& channel, const std::string& element,
                              const SourceLocation& where) override {

@@ -243,8 +243,9 @@ struct System::Impl {
   std::vector<GivenRow> given_rows;
   std::vector<std::unique_ptr<ForceElement>> forces;
   std::vector<char> force_enabled;
-  std::vector<int> stick_slip_forces;  // force elements with a stick/slip law
-  std::vector<int> hold_driver;        // per stick/slip element: its hold row's driver
+  std::vector<int> stick_slip_forces;      // force elements with a stick/slip law
+  bool force_formulas_read_state = false;  // a force formula reads a position/velocity channel
+  std::vector<int> hold_driver;            // per stick/slip element: its hold row's driver
 
   // structure
   bool structure_dirty = true;

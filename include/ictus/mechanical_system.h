@@ -9,6 +9,8 @@
 // elements (force.h: ForcePart) at a chosen state.
 #pragma once
 
+#include <vector>
+
 #include "ictus/math.h"
 #include "ictus/state_layout.h"
 
@@ -41,6 +43,12 @@ class MechanicalSystem {
   /// Sizes the work of jacobian() (steppers call it in reset, outside the
   /// step loop).
   void reserve_jacobian_work();
+
+  /// Per body, the number of its coupling group (0, 1, ...): a body's
+  /// accelerations depend only on the states of the bodies in its group.
+  /// The sparse Jacobians of the SUNDIALS steppers take their pattern from
+  /// it. The default, every body in group 0, is always correct.
+  virtual std::vector<int> coupling_groups() const;
 
   /// Moves y onto the constraints (positions, then velocities) if their
   /// violation exceeds the model's projection tolerance; true if y changed.

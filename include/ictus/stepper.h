@@ -6,7 +6,7 @@
 //   rk4, dopri5, rkf45         explicit Runge-Kutta in the Lie-group chart
 //   newmark, wilson, hht,      implicit structural schemes in acceleration
 //   generalized_alpha          form, Newton on the index-1 accelerations
-//   cvode                      SUNDIALS CVODE (BDF), for stiff models
+//   cvode, ida                 SUNDIALS CVODE (BDF) and IDA, for stiff models
 #pragma once
 
 #include <memory>
@@ -29,6 +29,21 @@ struct StepperStatistics {
   long error_test_failures = 0;   ///< adaptive steppers
 };
 
+/// Linear solver of the Newton iterations of cvode and ida (`linear_solver:`).
+enum class LinearSolverChoice {
+  kAuto,   ///< kKlu above kSparseMinUnknowns unknowns, else kDense
+  kDense,  ///< SUNLinSol_Dense on a dense matrix
+  kKlu,    ///< SUNLinSol_KLU on a CSC matrix with the bodies' coupling pattern
+};
+/// `auto` uses KLU above this many unknowns (13 per body). Measured
+/// (docs/benchmarks.md): KLU wins from 65 unknowns on, even on one connected
+/// chain whose velocity rows are dense, because SUNDIALS' dense LU has no
+/// BLAS; below, the dense LU saves KLU's symbolic analysis.
+inline constexpr int kSparseMinUnknowns = 60;
+/// "dense", "klu" or "auto" to the choice; std::invalid_argument otherwise.
+LinearSolverChoice parse_linear_solver(std::string_view text);
+std::string_view linear_solver_name(LinearSolverChoice choice);
+
 /// Settings of the steppers; each reads the ones that concern it
 /// (stepper_options_for() names them).
 struct StepperOptions {
@@ -45,6 +60,7 @@ struct StepperOptions {
   bool two_pass = false;            ///< seed 003's modified scheme (newmark, wilson)
   double newton_tolerance = 1e-10;  ///< relative change of the accelerations
   int newton_max_iterations = 20;
+  LinearSolverChoice linear_solver = LinearSolverChoice::kAuto;  ///< cvode, ida
 };
 
 class Stepper {

@@ -135,6 +135,10 @@ class System final : public MechanicalSystem {
   /// inconsistent or a value is not finite.
   void accelerations(double t, const VecX& y, Eigen::Ref<VecX> rates) override;
   bool has_nonlinear_forces() const override;
+  /// Bodies joined by any joint (enabled or not) or two-body force element
+  /// share a group; all bodies share one if a force formula reads a
+  /// position or velocity channel (system_coupling.cpp).
+  std::vector<int> coupling_groups() const override;
   void freeze_nonlinear_forces(double t, const VecX* y) override;
   /// Evaluates the state up to `stage` so channels can be read.
   void evaluate(double t, const VecX& y, Stage stage);

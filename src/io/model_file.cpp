@@ -803,9 +803,16 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   in.alpha = r.number("alpha", in.alpha);
   in.rho_inf = r.number("rho_inf", in.rho_inf);
   in.two_pass = r.boolean("two_pass", in.two_pass);
+  if (const YAML::Node ls = r.get("linear_solver")) {
+    try {
+      in.linear_solver = parse_linear_solver(r.string("linear_solver", "auto"));
+    } catch (const std::invalid_argument& e) {
+      throw ModelError(ctx.at(ls), "simulate", e.what());
+    }
+  }
   // the integrator's own keys are checked against the integrator (Model::validate)
   for (const char* key : {"rtol", "atol", "step", "max_step", "beta", "gamma", "theta", "alpha",
-                          "rho_inf", "two_pass"})
+                          "rho_inf", "two_pass", "linear_solver"})
     if (r.has(key)) {
       in.given.emplace_back(key);
       in.given_where.push_back(ctx.at(r.get(key)));

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,9 +43,13 @@ struct CvodeStepper::Solver {
 
   VecX y_work, rates_work, accelerations_work;  // full-size copies for MechanicalSystem
   MatX A_q, A_v;
-  StepperStatistics before_reset;  // counters of earlier CVODE runs (ReInit zeroes them)
-  long own_evaluations = 0;        // by the Jacobian functions here
-  std::exception_ptr pending;      // thrown inside a callback, rethrown if CVODE gives up
+  internal::JacobianPattern pattern;  // of dF/dy, from the bodies' coupling groups
+  bool sparse = false;                // KLU on `pattern` instead of the dense LU
+  VecX increments;                    // per column, of the grouped difference quotients
+  MatX dense_jacobian;                // mechanical_system Jacobian before it is gathered
+  StepperStatistics before_reset;     // counters of earlier CVODE runs (ReInit zeroes them)
+  long own_evaluations = 0;           // by the Jacobian functions here
+  std::exception_ptr pending;         // thrown inside a callback, rethrown if CVODE gives up
   internal::SundialsMessages messages;
 
   Solver(CvodeStepper& o, MechanicalSystem& s, const StepperOptions& opt, SundialsJacobian j)
@@ -141,6 +147,7 @@ struct CvodeStepper::Solver {
       const Eigen::Map<const VecX> x0(N_VGetArrayPointer(x), s.n);
       const Eigen::Map<const VecX> f0(N_VGetArrayPointer(fx), s.n);
       const Eigen::Map<const VecX> w(N_VGetArrayPointer(s.weights), s.n);
+      if (s.sparse) return s.sparse_differences(t, x0, f0, w, sigma_0, J);
       Eigen::Map<MatX> out(SUNDenseMatrix_Data(J), s.n, s.n);
       s.y_work.head(s.n) = x0;
       for (int j = 0; j < s.n; ++j) {
@@ -155,6 +162,39 @@ struct CvodeStepper::Solver {
     });
   }
 
+  // The same increments over the CSC pattern, one evaluation of F per
+  // column group (sundials_support.h: JacobianPattern): the columns of a
+  // group share no row, so each difference is read off its own rows.
+  int sparse_differences(double t, const Eigen::Map<const VecX>& x0,
+                         const Eigen::Map<const VecX>& f0, const Eigen::Map<const VecX>& w,
+                         double sigma_0, SUNMatrix J) {
+    const double root_u = std::sqrt(std::numeric_limits<double>::epsilon());
+    internal::load_pattern(pattern, J);
+    double* data = SUNSparseMatrix_Data(J);
+    y_work.head(n) = x0;
+    for (int k = 0; k < pattern.colours; ++k) {
+      const int first = pattern.colour_start[k], last = pattern.colour_start[k + 1];
+      for (int c = first; c < last; ++c) {
+        const int j = pattern.colour_column[c];
+        const double inc = std::max(root_u * std::abs(x0(j)), sigma_0 / w(j));
+        y_work(j) = x0(j) + inc;
+        increments(j) = y_work(j) - x0(j);
+      }
+      system.derivative(t, y_work, rates_work);
+      ++own_evaluations;
+      for (int c = first; c < last; ++c) {
+        const int j = pattern.colour_column[c];
+        for (sunindextype e = pattern.column_start[j]; e < pattern.column_start[j + 1]; ++e) {
+          const sunindextype i = pattern.row[e];
+          data[e] = (rates_work(i) - f0(i)) / increments(j);
+        }
+        y_work(j) = x0(j);
+      }
+    }
+    const Eigen::Map<const VecX> values(data, pattern.nonzeros());
+    return values.allFinite() ? 0 : 1;
+  }
+
   // J = dF/dy from MechanicalSystem::jacobian (CVLsJacFn)
   static int jacobian(sunrealtype t, N_Vector x, N_Vector /*fx*/, SUNMatrix J, void* data, N_Vector,
                       N_Vector, N_Vector) {
@@ -165,6 +205,10 @@ struct CvodeStepper::Solver {
       s.system.jacobian(t, s.y_work, s.accelerations_work, s.A_q, s.A_v);
       // counted as the default finite difference: 1 + 2 * velocity_size() calls
       s.own_evaluations += 1 + 2 * s.layout.velocity_size();
+      if (s.sparse) {
+        internal::first_order_jacobian(s.layout, s.y_work, s.A_q, s.A_v, s.dense_jacobian);
+        return internal::gather(s.pattern, s.dense_jacobian, 0.0, J);
+      }
       Eigen::Map<MatX> out(SUNDenseMatrix_Data(J), s.n, s.n);
       internal::first_order_jacobian(s.layout, s.y_work, s.A_q, s.A_v, out);
       return out.allFinite() ? 0 : 1;
@@ -187,14 +231,22 @@ struct CvodeStepper::Solver {
     check(CVodeInit(cvode, rhs, t, y), "CVodeInit");
     check(CVodeSetUserData(cvode, this), "CVodeSetUserData");
     check(CVodeSStolerances(cvode, options.rtol, options.atol), "CVodeSStolerances");
-    matrix = SUNDenseMatrix(n, n, context);
-    linear_solver = SUNLinSol_Dense(y, matrix, context);
-    if (!matrix || !linear_solver) throw std::bad_alloc();
+    pattern = internal::jacobian_pattern(layout, system.coupling_groups());
+    sparse = internal::use_klu(options.linear_solver, pattern);
+    if (sparse) {
+      if (!internal::make_klu(pattern, y, context, matrix, linear_solver)) throw std::bad_alloc();
+      increments.resize(n);
+    } else {
+      matrix = SUNDenseMatrix(n, n, context);
+      linear_solver = SUNLinSol_Dense(y, matrix, context);
+      if (!matrix || !linear_solver) throw std::bad_alloc();
+    }
     check(CVodeSetLinearSolver(cvode, linear_solver, matrix), "CVodeSetLinearSolver");
     if (jacobian_source == SundialsJacobian::mechanical_system) {
       check(CVodeSetJacFn(cvode, jacobian), "CVodeSetJacFn");
       A_q.resize(layout.velocity_size(), layout.velocity_size());
       A_v.resize(layout.velocity_size(), layout.velocity_size());
+      if (sparse) dense_jacobian.resize(n, n);
     } else {
       weights = N_VNew_Serial(n, context);
       if (!weights) throw std::bad_alloc();
@@ -300,6 +352,10 @@ CvodeStepper::CvodeStepper(MechanicalSystem& system, const StepperOptions& optio
 }
 
 CvodeStepper::~CvodeStepper() = default;
+
+std::string_view CvodeStepper::linear_solver() const {
+  return solver_->sparse ? "klu" : "dense";
+}
 
 void CvodeStepper::reset(double t, const VecX& y) {
   Solver& s = *solver_;

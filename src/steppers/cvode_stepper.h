@@ -14,9 +14,13 @@
 //     renormalises behind CVODE's back.
 //   * step() is one internal step (CV_ONE_STEP) bounded by CVodeSetStopTime;
 //     interpolate() is CVODE's dense output (CVodeGetDky, CVodeGetQuadDky).
-//   * Newton's linear systems use the dense solver; the Jacobian comes from
-//     difference quotients with SUNDIALS' increments (default) or from
-//     MechanicalSystem::jacobian() mapped to the first-order form.
+//   * Newton's linear systems use the dense LU or, for large models made of
+//     independent groups of bodies, KLU on a CSC matrix whose pattern comes
+//     from MechanicalSystem::coupling_groups() (StepperOptions::linear_solver;
+//     SUNDIALS docs, "The SUNLinSol_KLU Module"). The Jacobian comes from
+//     difference quotients with SUNDIALS' increments (default; for KLU one
+//     evaluation per column group) or from MechanicalSystem::jacobian()
+//     mapped to the first-order form.
 #pragma once
 
 #include <memory>
@@ -47,6 +51,9 @@ class CvodeStepper final : public Stepper {
   CvodeStepper& operator=(const CvodeStepper&) = delete;
 
   std::string_view name() const override { return "cvode"; }
+  /// "dense" or "klu": the linear solver chosen at the last creation
+  /// (StepperOptions::linear_solver; "dense" before the first reset).
+  std::string_view linear_solver() const;
   /// Creates the CVODE memory on the first call (or when the size changes);
   /// later calls re-initialise it (CVodeReInit), allocating nothing.
   /// Statistics accumulate over resets.

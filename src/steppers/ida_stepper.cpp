@@ -5,7 +5,9 @@
 #include <idas/idas_ls.h>
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,8 +43,12 @@ struct IdaStepper::Solver {
 
   VecX yp_storage, y_work, rates_work, accelerations_work;
   MatX A_q, A_v;
-  StepperStatistics before_reset;  // counters of earlier IDA runs (ReInit zeroes them)
-  long own_evaluations = 0;        // by the Jacobian functions here
+  internal::JacobianPattern pattern;  // of dF/dy, from the bodies' coupling groups
+  bool sparse = false;                // KLU on `pattern` instead of the dense LU
+  VecX increments;                    // per column, of the grouped difference quotients
+  MatX dense_jacobian;                // mechanical_system Jacobian before it is gathered
+  StepperStatistics before_reset;     // counters of earlier IDA runs (ReInit zeroes them)
+  long own_evaluations = 0;           // by the Jacobian functions here
   std::exception_ptr pending;
   internal::SundialsMessages messages;
 
@@ -114,6 +120,7 @@ struct IdaStepper::Solver {
       const Eigen::Map<const VecX> xp0(N_VGetArrayPointer(xp), s.n);
       const Eigen::Map<const VecX> r0(N_VGetArrayPointer(r), s.n);
       const Eigen::Map<const VecX> w(N_VGetArrayPointer(s.weights), s.n);
+      if (s.sparse) return s.sparse_differences(t, c_j, h, x0, xp0, r0, w, J);
       Eigen::Map<MatX> out(SUNDenseMatrix_Data(J), s.n, s.n);
       s.y_work.head(s.n) = x0;
       for (int j = 0; j < s.n; ++j) {
@@ -132,6 +139,41 @@ struct IdaStepper::Solver {
     });
   }
 
+  // The same increments over the CSC pattern, one evaluation of F per
+  // column group (sundials_support.h: JacobianPattern).
+  int sparse_differences(double t, double c_j, double h, const Eigen::Map<const VecX>& x0,
+                         const Eigen::Map<const VecX>& xp0, const Eigen::Map<const VecX>& r0,
+                         const Eigen::Map<const VecX>& w, SUNMatrix J) {
+    const double root_u = std::sqrt(std::numeric_limits<double>::epsilon());
+    internal::load_pattern(pattern, J);
+    double* data = SUNSparseMatrix_Data(J);
+    y_work.head(n) = x0;
+    for (int k = 0; k < pattern.colours; ++k) {
+      const int first = pattern.colour_start[k], last = pattern.colour_start[k + 1];
+      for (int c = first; c < last; ++c) {
+        const int j = pattern.colour_column[c];
+        double inc = std::max(root_u * std::max(std::abs(x0(j)), std::abs(h * xp0(j))), 1.0 / w(j));
+        if (h * xp0(j) < 0.0) inc = -inc;
+        y_work(j) = x0(j) + inc;
+        increments(j) = y_work(j) - x0(j);
+      }
+      system.derivative(t, y_work, rates_work);
+      ++own_evaluations;
+      for (int c = first; c < last; ++c) {
+        const int j = pattern.colour_column[c];
+        // G(y + inc e_j) - G(y) = -(F(y + inc e_j) - F(y)), F(y) = y' - r
+        for (sunindextype e = pattern.column_start[j]; e < pattern.column_start[j + 1]; ++e) {
+          const sunindextype i = pattern.row[e];
+          data[e] = -(rates_work(i) - (xp0(i) - r0(i))) / increments(j);
+        }
+        data[pattern.diagonal[j]] += c_j;
+        y_work(j) = x0(j);
+      }
+    }
+    const Eigen::Map<const VecX> values(data, pattern.nonzeros());
+    return values.allFinite() ? 0 : 1;
+  }
+
   // dG/dy + c_j dG/dy' = c_j I - dF/dy (IDALsJacFn; IDA guide sec. 4.6.5)
   static int jacobian(sunrealtype t, sunrealtype c_j, N_Vector x, N_Vector /*xp*/, N_Vector /*r*/,
                       SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
@@ -141,6 +183,11 @@ struct IdaStepper::Solver {
       s.system.accelerations(t, s.y_work, s.accelerations_work);
       s.system.jacobian(t, s.y_work, s.accelerations_work, s.A_q, s.A_v);
       s.own_evaluations += 1 + 2 * s.layout.velocity_size();
+      if (s.sparse) {
+        internal::first_order_jacobian(s.layout, s.y_work, s.A_q, s.A_v, s.dense_jacobian);
+        s.dense_jacobian *= -1.0;
+        return internal::gather(s.pattern, s.dense_jacobian, c_j, J);
+      }
       Eigen::Map<MatX> out(SUNDenseMatrix_Data(J), s.n, s.n);
       internal::first_order_jacobian(s.layout, s.y_work, s.A_q, s.A_v, out);
       out *= -1.0;
@@ -170,14 +217,22 @@ struct IdaStepper::Solver {
     check(IDAInit(ida, residual, t, y, yp), "IDAInit");
     check(IDASetUserData(ida, this), "IDASetUserData");
     check(IDASStolerances(ida, options.rtol, options.atol), "IDASStolerances");
-    matrix = SUNDenseMatrix(n, n, context);
-    linear_solver = SUNLinSol_Dense(y, matrix, context);
-    if (!matrix || !linear_solver) throw std::bad_alloc();
+    pattern = internal::jacobian_pattern(layout, system.coupling_groups());
+    sparse = internal::use_klu(options.linear_solver, pattern);
+    if (sparse) {
+      if (!internal::make_klu(pattern, y, context, matrix, linear_solver)) throw std::bad_alloc();
+      increments.resize(n);
+    } else {
+      matrix = SUNDenseMatrix(n, n, context);
+      linear_solver = SUNLinSol_Dense(y, matrix, context);
+      if (!matrix || !linear_solver) throw std::bad_alloc();
+    }
     check(IDASetLinearSolver(ida, linear_solver, matrix), "IDASetLinearSolver");
     if (jacobian_source == SundialsJacobian::mechanical_system) {
       check(IDASetJacFn(ida, jacobian), "IDASetJacFn");
       A_q.resize(layout.velocity_size(), layout.velocity_size());
       A_v.resize(layout.velocity_size(), layout.velocity_size());
+      if (sparse) dense_jacobian.resize(n, n);
     } else {
       weights = N_VNew_Serial(n, context);
       if (!weights) throw std::bad_alloc();
@@ -275,6 +330,10 @@ IdaStepper::IdaStepper(MechanicalSystem& system, const StepperOptions& options,
 }
 
 IdaStepper::~IdaStepper() = default;
+
+std::string_view IdaStepper::linear_solver() const {
+  return solver_->sparse ? "klu" : "dense";
+}
 
 void IdaStepper::reset(double t, const VecX& y) {
   Solver& s = *solver_;

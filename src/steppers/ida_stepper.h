@@ -14,6 +14,7 @@
 //   * IDA has no projection step: the quaternions drift from unit length by
 //     about the tolerance per unit time. Nothing renormalises them behind
 //     IDA's back; the states handed out (y(), interpolate()) are normalised.
+//   * The linear solver is chosen as in CvodeStepper (dense LU or KLU).
 //   * step() is one internal step (IDA_ONE_STEP) bounded by IDASetStopTime;
 //     interpolate() is IDA's dense output (IDAGetDky, IDAGetQuadDky).
 #pragma once
@@ -36,6 +37,8 @@ class IdaStepper final : public Stepper {
   IdaStepper& operator=(const IdaStepper&) = delete;
 
   std::string_view name() const override { return "ida"; }
+  /// "dense" or "klu", as CvodeStepper::linear_solver().
+  std::string_view linear_solver() const;
   /// Creates the IDA memory on the first call (or when the size changes);
   /// later calls re-initialise it (IDAReInit). y'(t) = F(t, y) is consistent
   /// by construction, so no IDACalcIC. Statistics accumulate over resets.

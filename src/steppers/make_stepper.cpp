@@ -20,8 +20,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& registry() {
       {"rk4", {"step"}},
       {"dopri5", {"rtol", "atol", "max_step"}},
       {"rkf45", {"rtol", "atol", "max_step"}},
-      {"cvode", {"rtol", "atol", "max_step"}},
-      {"ida", {"rtol", "atol", "max_step"}},
+      {"cvode", {"rtol", "atol", "max_step", "linear_solver"}},
+      {"ida", {"rtol", "atol", "max_step", "linear_solver"}},
       {"newmark", {"step", "beta", "gamma", "two_pass"}},
       {"wilson", {"step", "theta", "two_pass"}},
       {"hht", {"step", "alpha"}},
@@ -35,6 +35,28 @@ void require(bool ok, const std::string& message) {
 }
 
 }  // namespace
+
+LinearSolverChoice parse_linear_solver(std::string_view text) {
+  if (text == "auto") return LinearSolverChoice::kAuto;
+  if (text == "dense") return LinearSolverChoice::kDense;
+  if (text == "klu") return LinearSolverChoice::kKlu;
+  throw std::invalid_argument(
+      fmt::format("'linear_solver' must be dense, klu or auto (klu above {} unknowns, 13 per "
+                  "body), got '{}'",
+                  kSparseMinUnknowns, text));
+}
+
+std::string_view linear_solver_name(LinearSolverChoice choice) {
+  switch (choice) {
+    case LinearSolverChoice::kDense:
+      return "dense";
+    case LinearSolverChoice::kKlu:
+      return "klu";
+    case LinearSolverChoice::kAuto:
+      break;
+  }
+  return "auto";
+}
 
 const std::vector<std::string>& stepper_names() {
   static const std::vector<std::string> names = [] {
@@ -83,6 +105,9 @@ void validate_stepper_options(std::string_view name, const StepperOptions& o) {
   if (name == "generalized_alpha")
     require(o.rho_inf >= 0.0 && o.rho_inf <= 1.0,
             fmt::format("generalized_alpha: 'rho_inf' ({}) must lie in [0, 1]", o.rho_inf));
+  if (o.linear_solver != LinearSolverChoice::kAuto)
+    require(name == "cvode" || name == "ida",
+            fmt::format("{}: 'linear_solver' is an option of cvode and ida only", name));
   if (o.two_pass)
     require(name == "newmark" || name == "wilson",
             fmt::format("{}: 'two_pass' is an option of newmark and wilson only", name));

@@ -1,7 +1,10 @@
 #include "sundials_support.h"
 
 #include <fmt/format.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -65,6 +68,107 @@ void first_order_jacobian(const StateLayout& layout, const VecX& y, const MatX& 
     J.block(nq, r, nv, 4) = A_q.middleCols(6 * b + 3, 3) * G;
   }
   J.block(nq, nq, nv, nv) = A_v;
+}
+
+JacobianPattern jacobian_pattern(const StateLayout& layout, const std::vector<int>& groups) {
+  const int bodies = layout.bodies;
+  const int nq = layout.position_size();
+  JacobianPattern p;
+  p.n = nq + layout.velocity_size();
+  int group_count = 0;
+  for (int g : groups) group_count = std::max(group_count, g + 1);
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(group_count));
+  for (int b = 0; b < bodies; ++b) members[static_cast<std::size_t>(groups[b])].push_back(b);
+  std::vector<int> rank(static_cast<std::size_t>(bodies), 0);
+  std::size_t largest = 0;
+  for (const auto& m : members) {
+    largest = std::max(largest, m.size());
+    for (std::size_t k = 0; k < m.size(); ++k) rank[static_cast<std::size_t>(m[k])] = int(k);
+  }
+  // column of state entry (body b, local l): positions 7 b + l (l < 7),
+  // velocities nq + 6 b + (l - 7)
+  auto column = [&](int b, int l) { return l < 7 ? 7 * b + l : nq + 6 * b + (l - 7); };
+  std::vector<int> body_of(static_cast<std::size_t>(p.n)), colour_of(static_cast<std::size_t>(p.n));
+  for (int b = 0; b < bodies; ++b)
+    for (int l = 0; l < 13; ++l) {
+      body_of[static_cast<std::size_t>(column(b, l))] = b;
+      colour_of[static_cast<std::size_t>(column(b, l))] =
+          13 * rank[static_cast<std::size_t>(b)] + l;
+    }
+  p.column_start.assign(1, 0);
+  p.diagonal.resize(static_cast<std::size_t>(p.n));
+  for (int j = 0; j < p.n; ++j) {
+    const int b = body_of[static_cast<std::size_t>(j)];
+    for (int i = 7 * b; i < 7 * b + 7; ++i) p.row.push_back(i);
+    for (int c : members[static_cast<std::size_t>(groups[b])])  // ascending body order
+      for (int i = nq + 6 * c; i < nq + 6 * c + 6; ++i) p.row.push_back(i);
+    const auto first = p.row.begin() + p.column_start.back();
+    p.diagonal[static_cast<std::size_t>(j)] = std::find(first, p.row.end(), j) - p.row.begin();
+    p.column_start.push_back(static_cast<sunindextype>(p.row.size()));
+  }
+  p.colours = static_cast<int>(13 * largest);
+  p.colour_start.assign(static_cast<std::size_t>(p.colours + 1), 0);
+  for (int j = 0; j < p.n; ++j) ++p.colour_start[static_cast<std::size_t>(colour_of[j] + 1)];
+  for (int k = 0; k < p.colours; ++k) p.colour_start[k + 1] += p.colour_start[k];
+  p.colour_column.resize(static_cast<std::size_t>(p.n));
+  std::vector<int> fill(p.colour_start.begin(), p.colour_start.end() - 1);
+  for (int j = 0; j < p.n; ++j) p.colour_column[fill[colour_of[j]]++] = j;
+  return p;
+}
+
+bool use_klu(LinearSolverChoice choice, const JacobianPattern& pattern) {
+  switch (choice) {
+    case LinearSolverChoice::kDense:
+      return false;
+    case LinearSolverChoice::kKlu:
+      return true;
+    case LinearSolverChoice::kAuto:
+      break;
+  }
+  return pattern.n > kSparseMinUnknowns;
+}
+
+namespace {
+
+// SUNLinSolInitialize_KLU sets "first factorize", so the next setup runs
+// klu_analyze and klu_factor again (allocating); with an unchanged pattern
+// the previous analysis and numeric storage serve, and klu_refactor (which
+// does not allocate) is what the next setup calls.
+int initialize_keeping_analysis(SUNLinearSolver S) {
+  if (SUNLinSol_KLUGetNumeric(S) == nullptr) return SUNLinSolInitialize_KLU(S);
+  return SUNLS_SUCCESS;
+}
+
+}  // namespace
+
+bool make_klu(const JacobianPattern& pattern, N_Vector y, SUNContext context, SUNMatrix& matrix,
+              SUNLinearSolver& solver) {
+  matrix = SUNSparseMatrix(pattern.n, pattern.n, pattern.nonzeros(), CSC_MAT, context);
+  if (!matrix) return false;
+  load_pattern(pattern, matrix);
+  solver = SUNLinSol_KLU(y, matrix, context);
+  if (!solver) return false;
+  solver->ops->initialize = initialize_keeping_analysis;
+  return true;
+}
+
+void load_pattern(const JacobianPattern& pattern, SUNMatrix J) {
+  std::copy(pattern.column_start.begin(), pattern.column_start.end(),
+            SUNSparseMatrix_IndexPointers(J));
+  std::copy(pattern.row.begin(), pattern.row.end(), SUNSparseMatrix_IndexValues(J));
+}
+
+int gather(const JacobianPattern& pattern, const MatX& J, double c_j, SUNMatrix J_sparse) {
+  load_pattern(pattern, J_sparse);
+  double* data = SUNSparseMatrix_Data(J_sparse);
+  bool finite = true;
+  for (int j = 0; j < pattern.n; ++j) {
+    for (sunindextype e = pattern.column_start[j]; e < pattern.column_start[j + 1]; ++e)
+      data[e] = J(pattern.row[e], j);
+    data[pattern.diagonal[j]] += c_j;
+  }
+  for (long e = 0; e < pattern.nonzeros(); ++e) finite = finite && std::isfinite(data[e]);
+  return finite ? 0 : 1;
 }
 
 }  // namespace ictus::internal

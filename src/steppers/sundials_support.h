@@ -1,10 +1,16 @@
 // What the CVODE and IDA steppers share (internal to src/steppers).
 #pragma once
 
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+#include <sundials/sundials_nvector.h>
+#include <sundials/sundials_types.h>
+
 #include <array>
 #include <exception>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ictus/mechanical_system.h"
 #include "ictus/state_layout.h"
@@ -47,6 +53,52 @@ void normalize_quaternions(const StateLayout& layout, double* y);
 /// change of |q| does not rotate the body, so it moves no acceleration.
 void first_order_jacobian(const StateLayout& layout, const VecX& y, const MatX& A_q,
                           const MatX& A_v, Eigen::Ref<MatX> J);
+
+/// The non-zero pattern of J = dF/dy (CSC, rows sorted) from the bodies'
+/// coupling groups (MechanicalSystem::coupling_groups), and the column
+/// groups of its difference quotients. Column j of body b can be non-zero in
+///   * body b's own 7 position rows (p' = v_W, q' = q (x) (0, w)/2), and
+///   * the 6 velocity rows of every body of b's group (the index-1
+///     accelerations are coupled through the Schur solve of the group).
+/// Columns of bodies of different groups share no row, so one evaluation
+/// of F differences one column of every group at once (Curtis, Powell &
+/// Reid, "On the estimation of sparse Jacobian matrices", 1974): colour =
+/// 13 x (rank of b in its group) + (column within b), colours = 13 x the
+/// largest group.
+struct JacobianPattern {
+  int n = 0;
+  std::vector<sunindextype> column_start;  ///< n + 1 offsets into row
+  std::vector<sunindextype> row;           ///< row of each non-zero
+  std::vector<sunindextype> diagonal;      ///< per column, the index of (j, j)
+  int colours = 0;
+  std::vector<int> colour_start;   ///< colours + 1 offsets into colour_column
+  std::vector<int> colour_column;  ///< columns, grouped by colour
+  long nonzeros() const { return static_cast<long>(row.size()); }
+  double density() const { return n > 0 ? double(nonzeros()) / (double(n) * n) : 1.0; }
+};
+JacobianPattern jacobian_pattern(const StateLayout& layout, const std::vector<int>& groups);
+
+/// True if the stepper should use KLU for `choice` on this pattern
+/// (stepper.h: kSparseMinUnknowns).
+bool use_klu(LinearSolverChoice choice, const JacobianPattern& pattern);
+
+/// A CSC SUNSparseMatrix sized for `pattern`, and a KLU solver on it whose
+/// re-initialisation (at CVodeReInit / IDAReInit) keeps the symbolic
+/// analysis and the factor storage: the pattern does not change, and
+/// SUNLinSolInitialize_KLU would otherwise redo klu_analyze and klu_factor,
+/// which allocate (SUNLinSol_KLU docs, "SUNLinSolSetup_KLU ... klu_refactor").
+/// Returns false if SUNDIALS could not allocate.
+bool make_klu(const JacobianPattern& pattern, N_Vector y, SUNContext context, SUNMatrix& matrix,
+              SUNLinearSolver& solver);
+
+/// Writes the pattern into J (SUNMatZero_Sparse clears the index arrays
+/// before each Jacobian evaluation, so every fill starts with this).
+void load_pattern(const JacobianPattern& pattern, SUNMatrix J);
+
+/// Copies the entries of `pattern` from the dense J into the sparse J_sparse
+/// (pattern first, see load_pattern), adding c_j on the diagonal (IDA's
+/// iteration matrix; 0 for CVODE). Returns 0, or 1 if a value is not finite.
+int gather(const JacobianPattern& pattern, const MatX& J, double c_j, SUNMatrix J_sparse);
 
 /// Runs f(), turning any exception into SUNDIALS' "recoverable failure" (1):
 /// an exception must not unwind through the C library. The exception is

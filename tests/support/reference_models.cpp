@@ -1,5 +1,7 @@
 #include "support/reference_models.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace ictus::test {
@@ -26,6 +28,35 @@ Model make_chain(int links) {
     model.add_joint(fmt::format("hinge{}", k), "revolute",
                     k == 0 ? std::string("ground") : fmt::format("link{}", k - 1),
                     fmt::format("link{}", k), place);
+  }
+  model.settings().until = 1.0;
+  model.settings().output_step = 0.01;
+  return model;
+}
+
+Model make_pendulums(int count) {
+  constexpr double kMass = 0.1;
+  Model model;
+  model.set_name(fmt::format("{} independent pendulums", count));
+  model.set_gravity(Vec3(0.0, 0.0, -9.81));
+  for (int k = 0; k < count; ++k) {
+    const double f = count > 1 ? double(k) / (count - 1) : 0.0;
+    const double length = 0.1 + 0.1 * f;
+    const double angle = 0.25 * kPi * f;  // below the horizontal
+    const Vec3 pivot(0.0, 0.3 * k, 0.0);
+    const Vec3 along(std::cos(angle), 0.0, -std::sin(angle));
+    Body b;
+    b.name = fmt::format("rod{}", k);
+    b.mass = kMass;
+    const double transverse = kMass * length * length / 12.0;
+    b.inertia = Vec3(1e-6, transverse, transverse).asDiagonal();  // rod along body x
+    b.position = pivot + 0.5 * length * along;
+    b.orientation = Quat(Eigen::AngleAxisd(angle, Vec3::UnitY()));
+    model.add_body(b);
+    JointPlacement place;
+    place.origin_W = pivot;
+    place.axes_W = frame_from_z(Vec3::UnitY());
+    model.add_joint(fmt::format("hinge{}", k), "revolute", "ground", b.name, place);
   }
   model.settings().until = 1.0;
   model.settings().output_step = 0.01;

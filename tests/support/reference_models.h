@@ -12,4 +12,10 @@ namespace ictus::test {
 /// the Cholesky factor of S has O(links) non-zeros.
 Model make_chain(int links);
 
+/// `count` independent pendulums: uniform rods (mass 0.1 kg, lengths 0.1 m
+/// to 0.2 m) each hinged to the ground about y, side by side 0.3 m apart
+/// along y, released at angles from horizontal to 45 degrees below, under
+/// gravity -z. No body depends on another: dF/dy is block-diagonal.
+Model make_pendulums(int count);
+
 }  // namespace ictus::test
