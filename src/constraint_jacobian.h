@@ -38,6 +38,15 @@ class ConstraintJacobian {
     return sum;
   }
 
+  /// x(b) += D_r^T p for the bodies of row r (a constraint force).
+  template <class PerBody>
+  void add_transpose(int r, double p, PerBody&& x) const {
+    const ConstraintRow& row = rows_[static_cast<std::size_t>(r)];
+    const RowBodies& rb = bodies_[static_cast<std::size_t>(r)];
+    if (rb.base != kGround) x(rb.base) += p * row.J_base;
+    if (rb.follower != kGround) x(rb.follower) += p * row.J_follower;
+  }
+
   /// x(b) += M_b^-1 D_r^T p for the bodies of row r.
   template <class PerBody>
   void add_inverse_mass_transpose(int r, double p, std::span<const InverseMass> inverse_mass,

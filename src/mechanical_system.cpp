@@ -56,4 +56,57 @@ void MechanicalSystem::jacobian(double t, const VecX& y, const VecX& rates, MatX
   }
 }
 
+void MechanicalSystem::add_forces(double t, const VecX& y, double c, Eigen::Ref<VecX> r) {
+  // M = I, no constraints: the forces are the accelerations
+  const StateLayout& l = layout();
+  VecX rates(l.velocity_size() + l.audit);
+  accelerations(t, y, rates);
+  r += c * rates.head(l.velocity_size());
+}
+
+void MechanicalSystem::add_mass_times(double c, Eigen::Ref<const VecX> w,
+                                      Eigen::Ref<VecX> r) const {
+  r += c * w;
+}
+
+void MechanicalSystem::iteration_matrix(double t, const VecX& y, double a, double b, double c,
+                                        Eigen::Ref<const VecX> lambda, MatX& G) {
+  // central differences of f + D^T lambda (lambda held) along each
+  // position increment and each velocity (Dennis & Schnabel, sec. 5.4)
+  const StateLayout& l = layout();
+  const int nv = l.velocity_size();
+  G.setZero(nv, nv);
+  VecX unit = VecX::Zero(nv), plus(nv), minus(nv), yp(y.size());
+  for (int j = 0; j < nv; ++j) {  // a M, column by column
+    unit.setZero();
+    unit(j) = 1.0;
+    add_mass_times(a, unit, G.col(j));
+  }
+  const double eps = std::cbrt(std::numeric_limits<double>::epsilon());
+  auto generalized = [&](const VecX& state, Eigen::Ref<VecX> out) {
+    out.setZero();
+    add_forces(t, state, 1.0, out);
+    add_constraint_forces(t, state, 1.0, lambda, out);
+  };
+  for (int j = 0; j < nv; ++j) {
+    const int body = j / 6;
+    const double h = eps * std::max(j % 6 < 3 ? std::abs(y(7 * body + j % 6)) : 0.0, 1.0);
+    for (const double sign : {1.0, -1.0}) {
+      unit.setZero();
+      unit(j) = sign * h;
+      yp = y;
+      integrate_positions(l, l.positions(y), unit, l.positions(yp));
+      generalized(yp, sign > 0 ? plus : minus);
+    }
+    G.col(j) -= c * (plus - minus) / (2.0 * h);
+    const double hv = eps * std::max(std::abs(y(l.velocity_offset() + j)), 1.0);
+    yp = y;
+    yp(l.velocity_offset() + j) += hv;
+    generalized(yp, plus);
+    yp(l.velocity_offset() + j) -= 2.0 * hv;
+    generalized(yp, minus);
+    G.col(j) -= b * (plus - minus) / (2.0 * hv);
+  }
+}
+
 }  // namespace ictus

@@ -63,6 +63,32 @@ class MechanicalSystem {
   /// (t, y) whatever state accelerations() is called at; nullptr unfreezes.
   virtual void freeze_nonlinear_forces(double /*t*/, const VecX* /*y*/) {}
 
+  // --- the pieces of M u' = f + D^T lambda, for steppers that assemble their
+  // own equations (Moreau-Jean time-stepping, index-3 HHT): the defaults are
+  // those of an unconstrained system with M = I and f = the accelerations.
+
+  /// Number of constraint rows at the last evaluation (the reactions' size).
+  virtual int constraint_count() const { return 0; }
+  /// r += c f(t, q, v): the forces in the velocity coordinates, 6 per body
+  /// [F_W; tau_B - w x J w].
+  virtual void add_forces(double t, const VecX& y, double c, Eigen::Ref<VecX> r);
+  /// r += c M w (6 per body: m w_lin, J w_ang).
+  virtual void add_mass_times(double c, Eigen::Ref<const VecX> w, Eigen::Ref<VecX> r) const;
+  /// r += c D^T lambda at (t, y) (lambda: one entry per constraint row).
+  virtual void add_constraint_forces(double /*t*/, const VecX& /*y*/, double /*c*/,
+                                     Eigen::Ref<const VecX> /*lambda*/, Eigen::Ref<VecX> /*r*/) {}
+  /// Position residuals Phi (0 for a row without a position-level meaning, a
+  /// lone rotation lock) and velocity residuals D u - h of the rows at (t, y).
+  virtual void constraint_residuals(double /*t*/, const VecX& /*y*/, Eigen::Ref<VecX> /*phi*/,
+                                    Eigen::Ref<VecX> /*phi_dot*/) {}
+  /// The multipliers (reactions) of the last accelerations() call.
+  virtual void multipliers(Eigen::Ref<VecX> /*out*/) const {}
+  /// G = a M - b df/dv - c (df/dq + d(D^T lambda)/dq) at (t, y) for the given
+  /// multipliers, velocity_size() square (positions along the increment).
+  /// The default differences add_forces and add_constraint_forces.
+  virtual void iteration_matrix(double t, const VecX& y, double a, double b, double c,
+                                Eigen::Ref<const VecX> lambda, MatX& G);
+
  private:
   VecX y_perturbed_, rates_perturbed_, increment_;  // finite-difference work
 };

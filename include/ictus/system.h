@@ -135,6 +135,15 @@ class System final : public MechanicalSystem {
   /// inconsistent or a value is not finite.
   void accelerations(double t, const VecX& y, Eigen::Ref<VecX> rates) override;
   bool has_nonlinear_forces() const override;
+  // the pieces of M u' = f + D^T lambda (mechanical_system.h)
+  int constraint_count() const override;
+  void add_forces(double t, const VecX& y, double c, Eigen::Ref<VecX> r) override;
+  void add_mass_times(double c, Eigen::Ref<const VecX> w, Eigen::Ref<VecX> r) const override;
+  void add_constraint_forces(double t, const VecX& y, double c, Eigen::Ref<const VecX> lambda,
+                             Eigen::Ref<VecX> r) override;
+  void constraint_residuals(double t, const VecX& y, Eigen::Ref<VecX> phi,
+                            Eigen::Ref<VecX> phi_dot) override;
+  void multipliers(Eigen::Ref<VecX> out) const override;
   /// Bodies joined by any joint (enabled or not) or two-body force element
   /// share a group; all bodies share one if a force formula reads a
   /// position or velocity channel (system_coupling.cpp).
