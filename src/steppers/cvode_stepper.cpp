@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "ictus/error.h"
 #include "sundials_support.h"
@@ -43,13 +44,13 @@ struct CvodeStepper::Solver {
 
   VecX y_work, rates_work, accelerations_work;  // full-size copies for MechanicalSystem
   MatX A_q, A_v;
-  internal::JacobianPattern pattern;  // of dF/dy, from the bodies' coupling groups
-  bool sparse = false;                // KLU on `pattern` instead of the dense LU
-  VecX increments;                    // per column, of the grouped difference quotients
-  MatX dense_jacobian;                // mechanical_system Jacobian before it is gathered
-  StepperStatistics before_reset;     // counters of earlier CVODE runs (ReInit zeroes them)
-  long own_evaluations = 0;           // by the Jacobian functions here
-  std::exception_ptr pending;         // thrown inside a callback, rethrown if CVODE gives up
+  internal::JacobianPattern pattern;     // of dF/dy, from the bodies' coupling groups
+  bool sparse = false;                   // KLU on `pattern` instead of the dense LU
+  internal::DifferenceWork differences;  // of the difference-quotient Jacobian
+  MatX dense_jacobian;                   // mechanical_system Jacobian before it is gathered
+  StepperStatistics before_reset;        // counters of earlier CVODE runs (ReInit zeroes them)
+  long own_evaluations = 0;              // by the Jacobian functions here
+  std::exception_ptr pending;            // thrown inside a callback, rethrown if CVODE gives up
   internal::SundialsMessages messages;
 
   Solver(CvodeStepper& o, MechanicalSystem& s, const StepperOptions& opt, SundialsJacobian j)
@@ -128,11 +129,9 @@ struct CvodeStepper::Solver {
     return 0;
   }
 
-  // J = dF/dy by forward differences, column by column, with the increments
-  // of CVODE's own dense routine (CVODE guide sec. 2.1, "difference quotient"):
+  // J = dF/dy by forward differences (sundials_support.h), with the
+  // increments of CVODE's own dense routine (CVODE guide sec. 2.1):
   //   sigma_j = max(sqrt(U) |y_j|, sigma_0 / W_j),  sigma_0 = 1000 |h| U N |f|_WRMS
-  // SUNDIALS 6.4's cvLsDenseDQJac allocates a column wrapper on every call
-  // (measured: 3 mallocs per Jacobian); this one works in place (CVLsJacFn).
   static int difference_jacobian(sunrealtype t, N_Vector x, N_Vector fx, SUNMatrix J, void* data,
                                  N_Vector, N_Vector, N_Vector) {
     auto& s = *static_cast<Solver*>(data);
@@ -141,58 +140,20 @@ struct CvodeStepper::Solver {
       CVodeGetCurrentStep(s.cvode, &h);
       s.check(CVodeGetErrWeights(s.cvode, s.weights), "CVodeGetErrWeights");
       const double unit_roundoff = std::numeric_limits<double>::epsilon();
+      const double root_u = std::sqrt(unit_roundoff);
       const double f_norm = N_VWrmsNorm(fx, s.weights);
       const double sigma_0 =
           f_norm != 0.0 ? 1000.0 * std::abs(h) * unit_roundoff * s.n * f_norm : 1.0;
       const Eigen::Map<const VecX> x0(N_VGetArrayPointer(x), s.n);
       const Eigen::Map<const VecX> f0(N_VGetArrayPointer(fx), s.n);
       const Eigen::Map<const VecX> w(N_VGetArrayPointer(s.weights), s.n);
-      if (s.sparse) return s.sparse_differences(t, x0, f0, w, sigma_0, J);
-      Eigen::Map<MatX> out(SUNDenseMatrix_Data(J), s.n, s.n);
-      s.y_work.head(s.n) = x0;
-      for (int j = 0; j < s.n; ++j) {
-        const double inc = std::max(std::sqrt(unit_roundoff) * std::abs(x0(j)), sigma_0 / w(j));
-        s.y_work(j) = x0(j) + inc;
-        s.system.derivative(t, s.y_work, s.rates_work);
-        ++s.own_evaluations;
-        out.col(j) = (s.rates_work.head(s.n) - f0) / ((x0(j) + inc) - x0(j));
-        s.y_work(j) = x0(j);
-      }
-      return out.allFinite() ? 0 : 1;
+      const int flag = internal::difference_jacobian(
+          s.system, t, x0, f0,
+          [&](Eigen::Index j) { return std::max(root_u * std::abs(x0(j)), sigma_0 / w(j)); }, 1.0,
+          0.0, s.sparse ? &s.pattern : nullptr, J, s.differences);
+      s.own_evaluations += std::exchange(s.differences.evaluations, 0);
+      return flag;
     });
-  }
-
-  // The same increments over the CSC pattern, one evaluation of F per
-  // column group (sundials_support.h: JacobianPattern): the columns of a
-  // group share no row, so each difference is read off its own rows.
-  int sparse_differences(double t, const Eigen::Map<const VecX>& x0,
-                         const Eigen::Map<const VecX>& f0, const Eigen::Map<const VecX>& w,
-                         double sigma_0, SUNMatrix J) {
-    const double root_u = std::sqrt(std::numeric_limits<double>::epsilon());
-    internal::load_pattern(pattern, J);
-    double* data = SUNSparseMatrix_Data(J);
-    y_work.head(n) = x0;
-    for (int k = 0; k < pattern.colours; ++k) {
-      const int first = pattern.colour_start[k], last = pattern.colour_start[k + 1];
-      for (int c = first; c < last; ++c) {
-        const int j = pattern.colour_column[c];
-        const double inc = std::max(root_u * std::abs(x0(j)), sigma_0 / w(j));
-        y_work(j) = x0(j) + inc;
-        increments(j) = y_work(j) - x0(j);
-      }
-      system.derivative(t, y_work, rates_work);
-      ++own_evaluations;
-      for (int c = first; c < last; ++c) {
-        const int j = pattern.colour_column[c];
-        for (sunindextype e = pattern.column_start[j]; e < pattern.column_start[j + 1]; ++e) {
-          const sunindextype i = pattern.row[e];
-          data[e] = (rates_work(i) - f0(i)) / increments(j);
-        }
-        y_work(j) = x0(j);
-      }
-    }
-    const Eigen::Map<const VecX> values(data, pattern.nonzeros());
-    return values.allFinite() ? 0 : 1;
   }
 
   // J = dF/dy from MechanicalSystem::jacobian (CVLsJacFn)
@@ -235,7 +196,6 @@ struct CvodeStepper::Solver {
     sparse = internal::use_klu(options.linear_solver, pattern);
     if (sparse) {
       if (!internal::make_klu(pattern, y, context, matrix, linear_solver)) throw std::bad_alloc();
-      increments.resize(n);
     } else {
       matrix = SUNDenseMatrix(n, n, context);
       linear_solver = SUNLinSol_Dense(y, matrix, context);
@@ -268,6 +228,9 @@ struct CvodeStepper::Solver {
     }
     y_work = y_state;
     rates_work.resize(y_state.size());
+    differences.y = y_state;
+    differences.rates.resize(y_state.size());
+    differences.increments.resize(n);
     accelerations_work.resize(layout.velocity_size() + layout.audit);
   }
 

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "ictus/error.h"
 #include "sundials_support.h"
@@ -43,12 +44,13 @@ struct IdaStepper::Solver {
 
   VecX yp_storage, y_work, rates_work, accelerations_work;
   MatX A_q, A_v;
-  internal::JacobianPattern pattern;  // of dF/dy, from the bodies' coupling groups
-  bool sparse = false;                // KLU on `pattern` instead of the dense LU
-  VecX increments;                    // per column, of the grouped difference quotients
-  MatX dense_jacobian;                // mechanical_system Jacobian before it is gathered
-  StepperStatistics before_reset;     // counters of earlier IDA runs (ReInit zeroes them)
-  long own_evaluations = 0;           // by the Jacobian functions here
+  internal::JacobianPattern pattern;     // of dF/dy, from the bodies' coupling groups
+  bool sparse = false;                   // KLU on `pattern` instead of the dense LU
+  internal::DifferenceWork differences;  // of the difference-quotient Jacobian
+  VecX f_base;                           // F at the point of the Jacobian, y' - r
+  MatX dense_jacobian;                   // mechanical_system Jacobian before it is gathered
+  StepperStatistics before_reset;        // counters of earlier IDA runs (ReInit zeroes them)
+  long own_evaluations = 0;              // by the Jacobian functions here
   std::exception_ptr pending;
   internal::SundialsMessages messages;
 
@@ -102,11 +104,10 @@ struct IdaStepper::Solver {
     });
   }
 
-  // dG/dy + c_j dG/dy' = c_j I - dF/dy by forward differences of F, with the
-  // increments of IDA's own dense routine (IDA guide sec. 2.1):
-  //   sigma_j = max(sqrt(U) max(|y_j|, |h y'_j|), 1 / W_j), signed as h y'_j
-  // SUNDIALS 6.4's idaLsDenseDQJac allocates a column wrapper on every call
-  // (measured: 3 mallocs per Jacobian); this one works in place (IDALsJacFn).
+  // dG/dy + c_j dG/dy' = c_j I - dF/dy by forward differences of F
+  // (sundials_support.h), with the increments of IDA's own dense routine
+  // (IDA guide sec. 2.1): sigma_j = max(sqrt(U) max(|y_j|, |h y'_j|), 1 / W_j),
+  // signed as h y'_j; F(y) = y' - r at the point
   static int difference_jacobian(sunrealtype t, sunrealtype c_j, N_Vector x, N_Vector xp,
                                  N_Vector r, SUNMatrix J, void* data, N_Vector, N_Vector,
                                  N_Vector) {
@@ -118,60 +119,19 @@ struct IdaStepper::Solver {
       const double root_u = std::sqrt(std::numeric_limits<double>::epsilon());
       const Eigen::Map<const VecX> x0(N_VGetArrayPointer(x), s.n);
       const Eigen::Map<const VecX> xp0(N_VGetArrayPointer(xp), s.n);
-      const Eigen::Map<const VecX> r0(N_VGetArrayPointer(r), s.n);
       const Eigen::Map<const VecX> w(N_VGetArrayPointer(s.weights), s.n);
-      if (s.sparse) return s.sparse_differences(t, c_j, h, x0, xp0, r0, w, J);
-      Eigen::Map<MatX> out(SUNDenseMatrix_Data(J), s.n, s.n);
-      s.y_work.head(s.n) = x0;
-      for (int j = 0; j < s.n; ++j) {
-        double inc = std::max(root_u * std::max(std::abs(x0(j)), std::abs(h * xp0(j))), 1.0 / w(j));
-        if (h * xp0(j) < 0.0) inc = -inc;
-        inc = (x0(j) + inc) - x0(j);
-        s.y_work(j) = x0(j) + inc;
-        s.system.derivative(t, s.y_work, s.rates_work);
-        ++s.own_evaluations;
-        // G(y + inc e_j) - G(y) = -(F(y + inc e_j) - F(y)), F(y) = y' - r
-        out.col(j) = -(s.rates_work.head(s.n) - (xp0 - r0)) / inc;
-        out(j, j) += c_j;
-        s.y_work(j) = x0(j);
-      }
-      return out.allFinite() ? 0 : 1;
+      s.f_base = xp0 - Eigen::Map<const VecX>(N_VGetArrayPointer(r), s.n);
+      auto increment = [&](Eigen::Index j) {
+        const double inc =
+            std::max(root_u * std::max(std::abs(x0(j)), std::abs(h * xp0(j))), 1.0 / w(j));
+        return h * xp0(j) < 0.0 ? -inc : inc;
+      };
+      const int flag =
+          internal::difference_jacobian(s.system, t, x0, s.f_base, increment, -1.0, c_j,
+                                        s.sparse ? &s.pattern : nullptr, J, s.differences);
+      s.own_evaluations += std::exchange(s.differences.evaluations, 0);
+      return flag;
     });
-  }
-
-  // The same increments over the CSC pattern, one evaluation of F per
-  // column group (sundials_support.h: JacobianPattern).
-  int sparse_differences(double t, double c_j, double h, const Eigen::Map<const VecX>& x0,
-                         const Eigen::Map<const VecX>& xp0, const Eigen::Map<const VecX>& r0,
-                         const Eigen::Map<const VecX>& w, SUNMatrix J) {
-    const double root_u = std::sqrt(std::numeric_limits<double>::epsilon());
-    internal::load_pattern(pattern, J);
-    double* data = SUNSparseMatrix_Data(J);
-    y_work.head(n) = x0;
-    for (int k = 0; k < pattern.colours; ++k) {
-      const int first = pattern.colour_start[k], last = pattern.colour_start[k + 1];
-      for (int c = first; c < last; ++c) {
-        const int j = pattern.colour_column[c];
-        double inc = std::max(root_u * std::max(std::abs(x0(j)), std::abs(h * xp0(j))), 1.0 / w(j));
-        if (h * xp0(j) < 0.0) inc = -inc;
-        y_work(j) = x0(j) + inc;
-        increments(j) = y_work(j) - x0(j);
-      }
-      system.derivative(t, y_work, rates_work);
-      ++own_evaluations;
-      for (int c = first; c < last; ++c) {
-        const int j = pattern.colour_column[c];
-        // G(y + inc e_j) - G(y) = -(F(y + inc e_j) - F(y)), F(y) = y' - r
-        for (sunindextype e = pattern.column_start[j]; e < pattern.column_start[j + 1]; ++e) {
-          const sunindextype i = pattern.row[e];
-          data[e] = -(rates_work(i) - (xp0(i) - r0(i))) / increments(j);
-        }
-        data[pattern.diagonal[j]] += c_j;
-        y_work(j) = x0(j);
-      }
-    }
-    const Eigen::Map<const VecX> values(data, pattern.nonzeros());
-    return values.allFinite() ? 0 : 1;
   }
 
   // dG/dy + c_j dG/dy' = c_j I - dF/dy (IDALsJacFn; IDA guide sec. 4.6.5)
@@ -204,6 +164,10 @@ struct IdaStepper::Solver {
     yp_storage.resize(n);
     y_work = y_state;
     rates_work.resize(y_state.size());
+    differences.y = y_state;
+    differences.rates.resize(y_state.size());
+    differences.increments.resize(n);
+    f_base.resize(n);
     accelerations_work.resize(layout.velocity_size() + layout.audit);
     consistent_rates(t);
     check(SUNContext_Create(nullptr, &context), "SUNContext_Create");
@@ -221,7 +185,6 @@ struct IdaStepper::Solver {
     sparse = internal::use_klu(options.linear_solver, pattern);
     if (sparse) {
       if (!internal::make_klu(pattern, y, context, matrix, linear_solver)) throw std::bad_alloc();
-      increments.resize(n);
     } else {
       matrix = SUNDenseMatrix(n, n, context);
       linear_solver = SUNLinSol_Dense(y, matrix, context);
