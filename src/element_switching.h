@@ -18,6 +18,7 @@
 
 #include "ictus/simulation.h"
 #include "ictus/system.h"
+#include "root_finding.h"
 
 namespace ictus::internal {
 
@@ -77,29 +78,15 @@ double ElementSwitching::locate(double t0, double t1, const VecX& y1, Interpolat
     if (!system_.stick_slip_enabled(k) || !(g_last_[static_cast<std::size_t>(k)] > 0.0)) continue;
     const double g1 = value(k, t1, y1);
     if (!crossed(k, g1)) continue;
-    // Illinois method (as for the event conditions), keeping the crossing
-    // bracketed: b is the first point found on the crossed side
-    double a = t0, b = t1;
-    double fa = g_last_[static_cast<std::size_t>(k)], fb = g1;
-    int side = 0;
+    // as for the event conditions (root_finding.h)
     const double tolerance = 1e-14 * std::max(1.0, std::abs(t1));
-    for (int iter = 0; iter < 200 && b - a > tolerance; ++iter) {
-      double c = (a * fb - b * fa) / (fb - fa);
-      if (!(c > a && c < b)) c = 0.5 * (a + b);
-      interpolate(c, work);
-      const double gc = value(k, c, work);
-      if (crossed(k, gc)) {
-        b = c;
-        fb = gc;
-        if (side == 1) fa *= 0.5;
-        side = 1;
-      } else {
-        a = c;
-        fa = gc;
-        if (side == -1) fb *= 0.5;
-        side = -1;
-      }
-    }
+    const double b = locate_crossing(
+        t0, t1, g_last_[static_cast<std::size_t>(k)], g1, tolerance,
+        [&](double c) {
+          interpolate(c, work);
+          return value(k, c, work);
+        },
+        [&](double g) { return crossed(k, g); });
     t_event = std::min(t_event, b);
   }
   return t_event;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "element_switching.h"
+#include "root_finding.h"
 
 namespace ictus {
 
@@ -411,30 +412,16 @@ void Simulation::advance(double target) {
         const bool rising = e.g_last <= 0.0 && g1 > 0.0;
         const bool falling = e.g_last > 0.0 && g1 <= 0.0 && !e.event->on_false.empty();
         if (!rising && !falling) continue;
-        // Illinois method on the dense output; keep the crossing bracketed
-        double a = t0, b = t1;
-        double fa = rising ? e.g_last : -e.g_last;
-        double fb = rising ? g1 : -g1;
-        int side = 0;
+        // on the dense output, the crossing kept bracketed (root_finding.h)
         const double tolerance = 1e-14 * std::max(1.0, std::abs(t1));
-        for (int iter = 0; iter < 200 && b - a > tolerance; ++iter) {
-          double c = (a * fb - b * fa) / (fb - fa);
-          if (!(c > a && c < b)) c = 0.5 * (a + b);
-          stepper_->interpolate(c, work_);
-          const double gc = event_function(e, c, work_);
-          const double fc = rising ? gc : -gc;
-          if (fc > 0.0) {
-            b = c;
-            fb = fc;
-            if (side == 1) fa *= 0.5;
-            side = 1;
-          } else {
-            a = c;
-            fa = fc;
-            if (side == -1) fb *= 0.5;
-            side = -1;
-          }
-        }
+        const double b = internal::locate_crossing(
+            t0, t1, rising ? e.g_last : -e.g_last, rising ? g1 : -g1, tolerance,
+            [&](double c) {
+              stepper_->interpolate(c, work_);
+              const double gc = event_function(e, c, work_);
+              return rising ? gc : -gc;
+            },
+            [](double f) { return f > 0.0; });
         t_event = std::min(t_event, b);
       }
       // ... and of a stick/slip element's switching function
