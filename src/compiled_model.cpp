@@ -1,15 +1,13 @@
 #include "ictus/compiled_model.h"
 
-namespace ictus {
+#include "system_impl.h"  // kAuxCount: the System's energy-audit entries
 
-namespace {
-constexpr int kAuditEntries = 5;  // system_impl.h: kAuxCount
-}
+namespace ictus {
 
 CompiledModel::CompiledModel(Model model) : model_(std::move(model)) {
   model_.validate();
   const int n = static_cast<int>(model_.bodies().size());
-  layout_ = StateLayout{n, kAuditEntries};
+  layout_ = StateLayout{n, kAuxCount};
   for (const Body& b : model_.bodies()) {
     inverse_mass_.push_back(1.0 / b.mass);
     inverse_inertia_.push_back(b.inertia.inverse());

@@ -37,7 +37,7 @@ void MechanicalSystem::jacobian(double t, const VecX& y, const VecX& rates, MatX
   for (int j = 0; j < nv; ++j) {
     const int body = j / 6;
     const int k = j % 6;
-    const double x = k < 3 ? y(7 * body + k) : 0.0;
+    const double x = k < 3 ? l.body_position(y, body)(k) : 0.0;
     const double h = root_eps * std::max(std::abs(x), 1.0);
     increment_(j) = h;
     y_perturbed_ = y;
@@ -90,7 +90,8 @@ void MechanicalSystem::iteration_matrix(double t, const VecX& y, double a, doubl
   };
   for (int j = 0; j < nv; ++j) {
     const int body = j / 6;
-    const double h = eps * std::max(j % 6 < 3 ? std::abs(y(7 * body + j % 6)) : 0.0, 1.0);
+    const double h =
+        eps * std::max(j % 6 < 3 ? std::abs(l.body_position(y, body)(j % 6)) : 0.0, 1.0);
     for (const double sign : {1.0, -1.0}) {
       unit.setZero();
       unit(j) = sign * h;

@@ -311,7 +311,6 @@ struct Simulation::Checkpoint {
   int events_at_same_time = 0;
   std::size_t warnings_logged = 0;
   double stepper_memory = 0.0;
-  bool restart_pending = false;
 };
 
 std::shared_ptr<const Simulation::Checkpoint> Simulation::save() const {
@@ -337,7 +336,6 @@ std::shared_ptr<const Simulation::Checkpoint> Simulation::save() const {
   c->events_at_same_time = events_at_same_time_;
   c->warnings_logged = warnings_logged_;
   c->stepper_memory = stepper_->restart_memory();
-  c->restart_pending = restart_pending_;
   return c;
 }
 

@@ -63,6 +63,17 @@ struct StateLayout {
   }
 };
 
+/// The cubic Hermite basis on s in [0, 1] (the dense output of rk4, rkf45
+/// and the structural steppers): p(s) = h00 p0 + h10 h p0' + h01 p1 + h11 h p1'.
+struct HermiteBasis {
+  double h00, h10, h01, h11;
+  explicit HermiteBasis(double s)
+      : h00((1.0 + 2.0 * s) * (1.0 - s) * (1.0 - s)),
+        h10(s * (1.0 - s) * (1.0 - s)),
+        h01(s * s * (3.0 - 2.0 * s)),
+        h11(s * s * (s - 1.0)) {}
+};
+
 /// q_out = q (+) dq (see the file comment). q_out may alias q.
 void integrate_positions(const StateLayout& layout, Eigen::Ref<const VecX> q,
                          Eigen::Ref<const VecX> dq, Eigen::Ref<VecX> q_out);

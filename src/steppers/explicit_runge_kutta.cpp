@@ -308,12 +308,8 @@ void ExplicitRungeKutta::interpolate(double tt, Eigen::Ref<VecX> out) const {
   if (method_ == Method::kDopri5) {
     z_dense_ = d0_ + s * (d1_ + s1 * (d2_ + s * (d3_ + s1 * d4_)));
   } else {
-    // cubic Hermite basis
-    const double h00 = (1.0 + 2.0 * s) * s1 * s1;
-    const double h10 = s * s1 * s1;
-    const double h01 = s * s * (3.0 - 2.0 * s);
-    const double h11 = s * s * (s - 1.0);
-    z_dense_ = h00 * d0_ + h10 * d1_ + h01 * d2_ + h11 * d3_;
+    const HermiteBasis b(s);
+    z_dense_ = b.h00 * d0_ + b.h10 * d1_ + b.h01 * d2_ + b.h11 * d3_;
   }
   to_state(previous_, z_dense_, out);
 }

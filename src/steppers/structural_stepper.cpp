@@ -147,7 +147,7 @@ bool StructuralStepper::solve(double h) {
   return false;
 }
 
-void StructuralStepper::take_step(double h) {
+void StructuralStepper::extrapolate_loads(double h) {
   if (scheme_ == Scheme::kWilson && options_.theta != 1.0) {
     // the loads' explicit time dependence over the extended step, linearly
     // extrapolated (Bathe 9.2.3): (theta - 1) (A(t + h, y_n) - A(t, y_n))
@@ -166,7 +166,7 @@ void StructuralStepper::step(double t_limit) {
     if (!(h > options_.min_step * std::max(1.0, std::abs(t_))))
       throw SimulationError(t_,
                             fmt::format("{}: step {:.3g} s is too small to advance", name(), h));
-    take_step(h);
+    extrapolate_loads(h);
     x_ = qdd_;  // predictor: the acceleration stays
     bool converged = false;
     if (two_pass) {
@@ -252,14 +252,11 @@ void StructuralStepper::interpolate(double tt, Eigen::Ref<VecX> out) const {
   }
   const double s = (tt - t_previous_) / h;
   const double s1 = 1.0 - s;
-  const double h00 = (1.0 + 2.0 * s) * s1 * s1;
-  const double h10 = s * s1 * s1;
-  const double h01 = s * s * (3.0 - 2.0 * s);
-  const double h11 = s * s * (s - 1.0);
-  dense_increment_ = (h10 * h) * v0_ + h01 * increment_end_ + (h11 * h) * v1_;
+  const HermiteBasis b(s);
+  dense_increment_ = (b.h10 * h) * v0_ + b.h01 * increment_end_ + (b.h11 * h) * v1_;
   integrate_positions(layout_, layout_.positions(previous_), dense_increment_,
                       out.head(layout_.position_size()));
-  layout_.velocities(out) = h00 * v0_ + (h10 * h) * acc0_ + h01 * v1_ + (h11 * h) * acc1_;
+  layout_.velocities(out) = b.h00 * v0_ + (b.h10 * h) * acc0_ + b.h01 * v1_ + (b.h11 * h) * acc1_;
   layout_.audit_entries(out) = s1 * audit0_ + s * audit1_;
 }
 

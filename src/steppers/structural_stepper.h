@@ -63,7 +63,8 @@ class StructuralStepper final : public Stepper {
   /// Newton on x for a step of size h; false if it did not converge.
   bool solve(double h);
   void refresh_jacobian(double t, double h);
-  void take_step(double h);
+  /// Wilson: (theta - 1) times the explicit time change of A over the step.
+  void extrapolate_loads(double h);
 
   Scheme scheme_;
   MechanicalSystem& system_;
