@@ -45,26 +45,38 @@ const std::vector<Method>& methods() {
 // 0.01 s (3.7 % of the velocity floor); wilson's overshoot at large omega h
 // lifts the piston past x = 0, which switches the stop off and throws the
 // piston away. hht and generalized_alpha damp the ringing and pass.
+// tests/models/stiff_chain (a 1e9 N/m brace, overdamped by 1e5 N s/m) is
+// the stiff test's model (stiff_test.cpp compares cvode with dopri5 there at
+// equal accuracy): at this test's steps the fixed-step methods do not
+// resolve its fast transient (the reactions differ by 7 % to 5x of their
+// range), and cvode/ida at rtol 1e-9 are 1e-6 rad/s off in the rate of the
+// braced hinge, which stays near zero (1.1e-6 rad/s against a 1e-3 floor
+// and a 1e-4 tolerance).
 bool skipped(const std::string& example, const std::string& method) {
+  if (example == "tests/models/stiff_chain") return true;
   static const std::vector<std::pair<std::string, std::string>> pairs = {
-      {"piston_stiff", "rk4"},
-      {"piston_stiff", "newmark"},
-      {"piston_stiff", "wilson"},
+      {"examples/piston_stiff", "rk4"},
+      {"examples/piston_stiff", "newmark"},
+      {"examples/piston_stiff", "wilson"},
   };
   return std::find(pairs.begin(), pairs.end(), std::make_pair(example, method)) != pairs.end();
 }
 
+// every bundled example and every model the acceptance tests load from
+// tests/models, as paths relative to the source tree without ".yaml"
 std::vector<std::string> example_names() {
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("examples")))
-    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  for (const char* folder : {"examples", "tests/models"})
+    for (const auto& entry : std::filesystem::directory_iterator(test::source_path(folder)))
+      if (entry.path().extension() == ".yaml")
+        names.push_back(std::string(folder) + "/" + entry.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
 }
 
 test::RecordedRun run(const std::string& example, const std::string& integrator,
                       const Method* method) {
-  Model model = load_model(test::source_path("examples/" + example + ".yaml"));
+  Model model = load_model(test::source_path(example + ".yaml"));
   SimulationSettings& s = model.settings();
   s.until = std::min(s.until, s.start + 2.0);
   s.integrator.name = integrator;
@@ -122,8 +134,12 @@ TEST_P(StepperAgreement, EveryStepperFiresTheSameEventsAndAgrees) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, StepperAgreement, ::testing::ValuesIn(example_names()),
-                         [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Models, StepperAgreement, ::testing::ValuesIn(example_names()),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace ictus
