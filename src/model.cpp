@@ -47,6 +47,10 @@ void validate_integrator(const IntegratorSettings& in) {
   }
 }
 
+bool has_key(const std::vector<std::string>& keys, const char* key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) != 0) return false;
   for (char c : s)
@@ -55,6 +59,39 @@ bool is_identifier(const std::string& s) {
 }
 
 }  // namespace
+
+double implied_steps(const SimulationSettings& settings) {
+  const IntegratorSettings& in = settings.integrator;
+  const double span = settings.until - settings.start;
+  const std::vector<std::string>& keys = stepper_option_keys(in.name);
+  if (has_key(keys, "step")) return span / in.step;
+  if (has_key(keys, "max_step") && in.max_step > 0.0) return span / in.max_step;
+  return 0.0;
+}
+
+double default_energy_tolerance(const SimulationSettings& settings) {
+  const IntegratorSettings& in = settings.integrator;
+  if (has_key(stepper_option_keys(in.name), "rtol")) return std::max(1e-3, 1e4 * in.rtol);
+  return 1e-3;
+}
+
+void check_implied_steps(const SimulationSettings& settings) {
+  if (const double steps = implied_steps(settings); steps > settings.max_steps) {
+    const IntegratorSettings& in = settings.integrator;
+    const bool fixed = has_key(stepper_option_keys(in.name), "step");
+    const std::string key = fixed ? "step" : "max_step";
+    SourceLocation where = in.where;
+    for (std::size_t k = 0; k < in.given.size() && k < in.given_where.size(); ++k)
+      if (in.given[k] == key) where = in.given_where[k];
+    throw ModelError(
+        where, "simulate",
+        fmt::format("'{}' {:g} s from 'start' {:g} s to 'until' {:g} s implies {:.3g} steps, "
+                    "more than 'max_steps' ({:.3g}); make '{}' larger or the run shorter, or "
+                    "raise 'max_steps' (or --max-steps) if the count is intended",
+                    key, fixed ? in.step : in.max_step, settings.start, settings.until, steps,
+                    settings.max_steps, key));
+  }
+}
 
 Model::Model() = default;
 
@@ -328,6 +365,19 @@ void Model::validate() const {
                     settings_.output_step, settings_.start, settings_.until, samples, kMaxSamples));
   const IntegratorSettings& in = settings_.integrator;
   validate_integrator(in);
+  // settings that cannot finish in any reasonable number of steps (issue 9:
+  // max_step 1e-12 s was accepted and needed 10^12 steps)
+  if (!(settings_.max_steps >= 1.0))
+    throw ModelError(
+        settings_.max_steps_where.known() ? settings_.max_steps_where : settings_.where, "simulate",
+        fmt::format("'max_steps' ({}) must be >= 1", settings_.max_steps));
+  if (!(settings_.energy_tolerance >= 0.0))
+    throw ModelError(settings_.energy_tolerance_where.known() ? settings_.energy_tolerance_where
+                                                              : settings_.where,
+                     "simulate",
+                     fmt::format("'energy_tolerance' ({}) must be positive (a fraction of the "
+                                 "largest kinetic + potential energy)",
+                                 settings_.energy_tolerance));
   const StabilisationSettings& st = settings_.stabilisation;
   if (!(st.baumgarte_position >= 0.0) || !(st.baumgarte_velocity >= 0.0))
     throw ModelError(settings_.where, "stabilisation", "Baumgarte gains must be >= 0");

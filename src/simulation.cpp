@@ -8,6 +8,7 @@
 
 #include "element_switching.h"
 #include "root_finding.h"
+#include "step_size_watch.h"
 
 namespace ictus {
 
@@ -24,6 +25,7 @@ Simulation::Simulation(const Model& model) : Simulation(CompiledModel::make(mode
 
 Simulation::Simulation(std::shared_ptr<const CompiledModel> compiled)
     : system_(std::move(compiled)) {
+  check_implied_steps(system_.model().settings());
   for (const Event& e : system_.model().events()) {
     EventState state;
     state.event = &e;
@@ -48,7 +50,7 @@ void Simulation::add_observer(Observer& observer) {
 
 void Simulation::record(EventRecord r) {
   for (Observer* o : observers_) o->on_event(r);
-  log_.push_back(std::move(r));
+  if (keep_log_) log_.push_back(std::move(r));
 }
 
 void Simulation::sample(double t, const VecX& y) {
@@ -261,6 +263,7 @@ bool Simulation::start(bool with_observers) {
 
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
   stepper_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
+  step_watch_ = std::make_unique<internal::StepSizeWatch>(t_, s.until, implied_steps(s));
   if (with_observers)
     for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
   // the modes decided at t0, logged before the first sample
@@ -370,6 +373,7 @@ void Simulation::restore(const Checkpoint& c) {
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
   stepper_->reset(t_, y_);  // sizes the work vectors
   stepper_->set_restart_memory(c.stepper_memory);
+  step_watch_ = std::make_unique<internal::StepSizeWatch>(t_, s.until, implied_steps(s));
   restart_pending_ = true;  // the next advance restarts here, as the saved run does
   for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
 }
@@ -395,12 +399,18 @@ void Simulation::advance(double target) {
     }
     restart_pending_ = false;
     while (t_ < target - end_slack && !stats_.stopped_by_event) {
+      if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) {
+        interrupted_ = true;
+        break;
+      }
       stepper_->step(target);
       const double t1 = stepper_->t();
       const double t0 = stepper_->t_previous();
       if (!stepper_->y().allFinite())
         throw SimulationError(t1, "the state became non-finite (NaN or inf)");
       system_.set_step_size(t1 - t0);  // channel integrator.step
+      for (Observer* o : observers_) o->on_step(t0, t1);
+      if (step_watch_->accept(t1)) record({t1, "warning", "", step_watch_->message()});
 
       // earliest zero crossing of an armed event condition in (t0, t1]
       double t_event = t1 + 1.0;
@@ -502,7 +512,10 @@ void Simulation::advance(double target) {
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
     }
-    if (target >= s.until - end_slack) {
+    if (interrupted_) {
+      // the incomplete results end where the run stopped
+      if (t_ > last_sample_time_) sample(t_, y_);
+    } else if (target >= s.until - end_slack) {
       if (!stats_.stopped_by_event && t_ > last_sample_time_ + 1e-9 * s.output_step) sample(t_, y_);
     } else {
       restart_pending_ = true;
@@ -528,7 +541,7 @@ bool Simulation::advance_to(double t) {
   const double end_slack = 1e-12 * std::max(1.0, std::abs(s.until));
   if (!(t <= s.until)) t = s.until;  // NaN too
   if (!started_ || t > t_) advance(t);
-  return !stats_.stopped_by_event && t_ < s.until - end_slack;
+  return !stats_.stopped_by_event && !interrupted_ && t_ < s.until - end_slack;
 }
 
 RunStatistics Simulation::run() {
@@ -536,8 +549,9 @@ RunStatistics Simulation::run() {
     throw std::logic_error(
         "a Simulation runs once: its switches, captured joints and events keep their state; "
         "build a new Simulation (from the same Model) for another run");
-  advance(system_.model().settings().until);
+  if (!interrupted_) advance(system_.model().settings().until);
   finished_ = true;
+  if (interrupted_) record({t_, "interrupted", "", "the run was interrupted"});
   RunStatistics stats = stats_;
   stats.integrator = stepper_->statistics();
   stats.impacts = impacts_;
@@ -545,7 +559,8 @@ RunStatistics Simulation::run() {
   stats.element_switches = element_switches_;
   stats.end_time = t_;
   stats.wall_seconds = wall_seconds_;
-  for (Observer* o : observers_) o->on_finish(t_, true);
+  stats.interrupted = interrupted_;
+  for (Observer* o : observers_) o->on_finish(t_, !interrupted_);
   return stats;
 }
 

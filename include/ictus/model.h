@@ -114,8 +114,29 @@ struct SimulationSettings {
   std::vector<SummaryPeak> peaks;      ///< windowed extrema for the summary (`summary:`)
   IntegratorSettings integrator;
   StabilisationSettings stabilisation;
+  /// Settings implying more steps than this are refused (implied_steps()).
+  double max_steps = 1e9;
+  /// Largest accepted |energy.balance| relative to the largest kinetic +
+  /// |potential| energy of the run; 0: default_energy_tolerance().
+  double energy_tolerance = 0.0;
   SourceLocation where;
+  SourceLocation max_steps_where;         ///< the `max_steps` key, if given
+  SourceLocation energy_tolerance_where;  ///< the `energy_tolerance` key, if given
 };
+
+/// The number of steps the settings fix in advance: the span over the fixed
+/// step of rk4 and the structural steppers, or over max_step of an adaptive
+/// stepper that has one; 0 when the step size is left to the error control.
+double implied_steps(const SimulationSettings& settings);
+/// Throws ModelError (at the step or max_step key) when implied_steps()
+/// exceeds max_steps: settings that cannot finish in any reasonable number
+/// of steps. The Simulation checks it when it is built (after command-line
+/// overrides), not Model::validate().
+void check_implied_steps(const SimulationSettings& settings);
+
+/// The energy audit's tolerance when `energy_tolerance` is not given:
+/// 1e-3, or 1e4 rtol for a looser adaptive stepper (docs/cli.md).
+double default_energy_tolerance(const SimulationSettings& settings);
 
 /// A point fixed in a body whose position and velocity are output channels
 /// ("<name>.x", ... "<name>.vz"), e.g. a docking port or a sensor location.

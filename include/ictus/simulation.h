@@ -9,6 +9,7 @@
 // event, to its observers.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,12 +22,14 @@ namespace ictus {
 
 namespace internal {
 class ElementSwitching;
-}
+class StepSizeWatch;
+}  // namespace internal
 
 /// One line of the event log.
 struct EventRecord {
   double t = 0.0;
-  /// "event", "switch", "impact", "structure", "warning", "stop", "failure";
+  /// "event", "switch", "impact", "structure", "warning", "stop", "failure",
+  /// "interrupted";
   /// stick/slip elements: "stick", "slip", "reversal"
   std::string kind;
   std::string name;  ///< element or event name
@@ -41,7 +44,10 @@ class Observer {
   virtual void on_start(System& /*system*/, double /*t0*/, double /*t_end*/) {}
   virtual void on_sample(double /*t*/, System& /*system*/) {}
   virtual void on_event(const EventRecord& /*record*/) {}
-  /// Called once at the end; `completed` is false when the run failed.
+  /// After every accepted step [t0, t1] (progress reports; keep it cheap).
+  virtual void on_step(double /*t0*/, double /*t1*/) {}
+  /// Called once at the end; `completed` is false when the run failed or
+  /// was interrupted.
   virtual void on_finish(double /*t*/, bool /*completed*/) {}
 };
 
@@ -53,6 +59,7 @@ struct RunStatistics {
   int element_switches = 0;  ///< mode changes of stick/slip elements (stick, slip, reversal)
   double end_time = 0.0;
   bool stopped_by_event = false;
+  bool interrupted = false;  ///< stopped by the interrupt flag (set_interrupt_flag)
   double wall_seconds = 0.0;
 };
 
@@ -69,6 +76,16 @@ class Simulation final {
   const Model& model() const { return system_.model(); }
   /// Observers are not owned and must outlive run().
   void add_observer(Observer& observer);
+  /// Whether events() keeps every record of the log (the default). Observers
+  /// receive each record either way; a long event-heavy run that streams them
+  /// (EventLogWriter) passes false so that its memory stays flat.
+  void keep_event_log(bool keep) { keep_log_ = keep; }
+  /// The run stops after the step during which `*flag` became true (a signal
+  /// handler or another thread sets it; std::atomic<bool> is lock-free, so a
+  /// handler may store to it). The state at that step is sampled, the log
+  /// gets an "interrupted" record, observers get on_finish(t, false), and
+  /// run() returns with RunStatistics::interrupted set. nullptr: never.
+  void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
 
   /// Runs from settings().start to settings().until. Throws ModelError if the
   /// initial state cannot be assembled and SimulationError if the run fails
@@ -101,6 +118,7 @@ class Simulation final {
   /// State at the end of the run (or at the failure).
   double time() const { return t_; }
   const VecX& state() const { return y_; }
+  /// The event log (empty after keep_event_log(false)).
   const std::vector<EventRecord>& events() const { return log_; }
 
  private:
@@ -124,6 +142,10 @@ class Simulation final {
   System system_;
   std::vector<Observer*> observers_;
   std::vector<EventRecord> log_;
+  bool keep_log_ = true;
+  const std::atomic<bool>* interrupt_ = nullptr;
+  bool interrupted_ = false;
+  std::unique_ptr<internal::StepSizeWatch> step_watch_;
   std::vector<EventRecord> pending_;  // switches made before the initial assembly
   std::vector<EventState> events_;
   std::unique_ptr<Stepper> stepper_;

@@ -817,6 +817,11 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
       in.given.emplace_back(key);
       in.given_where.push_back(ctx.at(r.get(key)));
     }
+  // the guards of the run (docs/cli.md)
+  if (r.has("max_steps")) s.max_steps_where = ctx.at(r.get("max_steps"));
+  s.max_steps = r.positive("max_steps", s.max_steps);
+  if (r.has("energy_tolerance")) s.energy_tolerance_where = ctx.at(r.get("energy_tolerance"));
+  s.energy_tolerance = r.positive("energy_tolerance", s.energy_tolerance);
   if (const YAML::Node c = r.get("impacts")) {
     const std::string how = r.string("impacts", "impulse");
     if (how != "impulse" && how != "baumgarte")
