@@ -44,7 +44,8 @@ class Recorder : public Observer {
 /// Writes DIR/results.csv: a header "t,<channel>,..." and one row per sample.
 /// The file is written under a temporary name and renamed when the run
 /// completes; a failed run leaves results.incomplete.csv instead, and never a
-/// results.csv.
+/// results.csv. A write that fails (a full disk, a file size limit) throws
+/// std::runtime_error naming the file and the cause, which ends the run.
 class CsvWriter : public Observer {
  public:
   CsvWriter(std::filesystem::path directory, std::vector<std::string> channels);
@@ -63,17 +64,24 @@ class CsvWriter : public Observer {
   std::string buffer_;
 };
 
-/// Writes DIR/events.csv (time, kind, name, detail) at the end of the run,
-/// whether it completed or failed.
+/// Writes DIR/events.csv (time, kind, name, detail): each record as it
+/// happens into events.csv.partial, which is renamed at the end of the run,
+/// whether it completed or failed, after a last line "end" or "incomplete".
+/// Holds no record in memory, however many events the run has.
 class EventLogWriter : public Observer {
  public:
   explicit EventLogWriter(std::filesystem::path directory);
+  ~EventLogWriter() override;
   void on_event(const EventRecord& record) override;
   void on_finish(double t, bool completed) override;
 
  private:
+  void open();
+  void write(const EventRecord& record);
   std::filesystem::path directory_;
-  std::vector<EventRecord> records_;
+  std::FILE* file_ = nullptr;
+  std::string line_;
+  bool failed_ = false;  // a write failed: the error has been reported once
 };
 
 /// Extremum of one channel over the samples.
@@ -101,9 +109,26 @@ struct PeakResult {
   double t_sampled = 0.0;
 };
 
+/// The energy audit of a run judged against a tolerance (docs/cli.md): the
+/// largest |energy.balance| relative to the largest kinetic + |potential|
+/// energy, and where it first exceeded the tolerance.
+struct EnergyAudit {
+  double error = 0.0;      ///< max |energy.balance| [J]
+  double relative = 0.0;   ///< ... relative to the energy scale (absolute if that is 0)
+  double tolerance = 0.0;  ///< relative
+  bool passed = true;
+  /// Where |energy.balance| first exceeded tolerance x scale: the sample
+  /// interval in which it did when it jumped there within one interval, else
+  /// the bracket from the last sample where its running maximum was recorded
+  /// below that level (recorded at each growth by 1.25 times) to the sample
+  /// before the one that first exceeded it. Meaningful if !passed.
+  double from = 0.0, to = 0.0;
+};
+
 /// Collects extrema (with the times they occur) of chosen channels, windowed
-/// peaks (`summary: peaks:`) and the energy balance error, and formats them
-/// as tables.
+/// peaks (`summary: peaks:`), the energy balance error and the warnings of
+/// the log, and formats them as tables. Its memory does not grow with the
+/// number of samples or events.
 class Summary : public Observer {
  public:
   explicit Summary(std::vector<std::string> channels, std::vector<SummaryPeak> peaks = {});
@@ -116,7 +141,14 @@ class Summary : public Observer {
   double energy_balance_error() const { return balance_error_; }
   /// The same relative to the largest kinetic + |potential| energy seen.
   double relative_energy_balance_error() const;
+  /// The audit judged against `tolerance` (relative).
+  EnergyAudit energy_audit(double tolerance) const;
   int event_count() const { return events_; }
+  /// The distinct warnings of the log, the first kMaxWarnings of them.
+  static constexpr std::size_t kMaxWarnings = 20;
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  /// Every warning record, repeated ones included.
+  long warning_count() const { return warning_count_; }
   /// A text table, one line per channel.
   std::string table() const;
   /// The peaks with their values (refined on the last call of on_sample).
@@ -141,20 +173,40 @@ class Summary : public Observer {
   int balance_ = -1, kinetic_ = -1, potential_ = -1;
   double balance_error_ = 0.0;
   double energy_scale_ = 0.0;
+  // each sample at which the running max |energy.balance| grew by at least
+  // kRiseRatio since the last one recorded: at most log(DBL_MAX /
+  // DBL_TRUE_MIN) / log(kRiseRatio) < kMaxRises, whatever the run's length
+  static constexpr double kRiseRatio = 1.25;
+  static constexpr std::size_t kMaxRises = 6600;
+  struct BalanceRise {
+    double t_before, t;    // the sample before and this sample
+    double max_before, v;  // the running maximum before, the new value
+  };
+  std::vector<BalanceRise> rises_;
+  BalanceRise last_rise_{};  // the latest rise of the maximum
+  double t_last_ = 0.0;
   bool first_ = true;
   int events_ = 0;
+  std::vector<std::string> warnings_;
+  long warning_count_ = 0;
 };
 
 /// A progress bar on a terminal stream, shown once a run has taken more
-/// than `delay` seconds, refreshed at most ten times a second.
+/// than `delay` seconds, refreshed at most ten times a second (after steps
+/// and samples: a run creeping with tiny steps still moves it), with the
+/// simulated time and the wall time left at the mean rate so far.
 class ProgressBar : public Observer {
  public:
   explicit ProgressBar(std::FILE* stream = stderr, double delay = 1.5);
   void on_start(System& system, double t0, double t_end) override;
   void on_sample(double t, System& system) override;
+  void on_step(double t0, double t1) override;
   void on_finish(double t, bool completed) override;
+  /// Clears the bar's line (before another message on the same stream).
+  void clear();
 
  private:
+  void draw(double t);
   std::FILE* stream_;
   double delay_;
   double t0_ = 0.0, t_end_ = 1.0;

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "../text_util.h"
@@ -55,6 +57,21 @@ double peak_score(const SummaryPeak& p, double v) {
       break;
   }
   return std::abs(v);
+}
+
+// "cannot write 'path': No space left on device"
+std::runtime_error write_error(const std::filesystem::path& path, int error) {
+  return std::runtime_error(fmt::format("cannot write '{}': {}", path.string(),
+                                        error != 0 ? std::strerror(error) : "write failed"));
+}
+
+// "42 s", "12 min 5 s", "3 h 20 min"
+std::string duration_text(double seconds) {
+  if (!(seconds < 1e9)) return "unknown";
+  const long s = std::lround(seconds);
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{} min {} s", s / 60, s % 60);
+  return fmt::format("{} h {} min", s / 3600, (s % 3600) / 60);
 }
 
 double now_seconds() {
@@ -165,7 +182,7 @@ void CsvWriter::on_start(System& system, double, double) {
   std::filesystem::remove(directory_ / "results.incomplete.csv");
   const std::filesystem::path tmp = directory_ / "results.csv.partial";
   file_ = std::fopen(tmp.c_str(), "w");
-  if (file_ == nullptr) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
+  if (file_ == nullptr) throw write_error(tmp, errno);
   buffer_.clear();
   buffer_.push_back('t');
   for (const std::string& n : names_) {
@@ -191,21 +208,32 @@ void CsvWriter::on_sample(double t, System& system) {
 }
 
 void CsvWriter::flush() {
-  if (file_ != nullptr && !buffer_.empty()) std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  if (file_ == nullptr || buffer_.empty()) return;
+  errno = 0;
+  const bool written = std::fwrite(buffer_.data(), 1, buffer_.size(), file_) == buffer_.size();
+  const int error = errno;
   buffer_.clear();
+  if (!written) throw write_error(directory_ / "results.csv.partial", error);
 }
 
 void CsvWriter::on_finish(double, bool completed) {
   if (file_ == nullptr) return;
-  flush();
-  const bool write_ok = std::fflush(file_) == 0 && std::ferror(file_) == 0;
+  int error = 0;
+  try {
+    flush();
+  } catch (const std::runtime_error&) {
+    error = errno != 0 ? errno : EIO;
+  }
+  errno = 0;
+  if (std::fflush(file_) != 0 || std::ferror(file_) != 0) error = errno != 0 ? errno : EIO;
   std::fclose(file_);
   file_ = nullptr;
   const std::filesystem::path tmp = directory_ / "results.csv.partial";
   const std::filesystem::path target =
-      completed && write_ok ? final_path() : directory_ / "results.incomplete.csv";
+      completed && error == 0 ? final_path() : directory_ / "results.incomplete.csv";
   std::filesystem::rename(tmp, target);
-  if (!write_ok) throw std::runtime_error(fmt::format("writing '{}' failed", tmp.string()));
+  // a run that failed already has its error; a completed one fails here
+  if (completed && error != 0) throw write_error(tmp, error);
 }
 
 // --- EventLogWriter -------------------------------------------------------------
@@ -213,30 +241,69 @@ void CsvWriter::on_finish(double, bool completed) {
 EventLogWriter::EventLogWriter(std::filesystem::path directory)
     : directory_(std::move(directory)) {}
 
+EventLogWriter::~EventLogWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+// records can arrive before on_start (warnings while the run starts)
+void EventLogWriter::open() {
+  if (file_ != nullptr) return;
+  std::filesystem::create_directories(directory_);
+  const std::filesystem::path tmp = directory_ / "events.csv.partial";
+  file_ = std::fopen(tmp.c_str(), "w");
+  if (file_ == nullptr) throw write_error(tmp, errno);
+  failed_ = false;
+  write({0.0, "", "", ""});  // the header (write() knows it by the empty kind)
+}
+
+void EventLogWriter::write(const EventRecord& r) {
+  auto quoted = [this](const std::string& text) {
+    line_ += '"';
+    for (char c : text) {
+      if (c == '"') line_ += '"';
+      line_ += c;
+    }
+    line_ += '"';
+  };
+  line_.clear();
+  if (r.kind.empty()) {
+    line_ = "time,kind,name,detail\n";
+  } else {
+    fmt::format_to(std::back_inserter(line_), "{},{},", r.t, r.kind);
+    quoted(r.name);
+    line_ += ',';
+    quoted(r.detail);
+    line_ += '\n';
+  }
+  if (failed_) return;  // the failure has been reported; the run is ending
+  errno = 0;
+  if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size()) {
+    failed_ = true;
+    throw write_error(directory_ / "events.csv.partial", errno);
+  }
+}
+
 void EventLogWriter::on_event(const EventRecord& record) {
-  records_.push_back(record);
+  open();
+  write(record);
 }
 
 void EventLogWriter::on_finish(double t, bool completed) {
-  std::filesystem::create_directories(directory_);
-  const std::filesystem::path tmp = directory_ / "events.csv.partial";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
-  auto quoted = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) {
-      if (c == '"') q += '"';
-      q += c;
-    }
-    return q + "\"";
-  };
-  fmt::print(f, "time,kind,name,detail\n");
-  for (const EventRecord& r : records_)
-    fmt::print(f, "{},{},{},{}\n", r.t, r.kind, quoted(r.name), quoted(r.detail));
-  fmt::print(f, "{},{},\"\",{}\n", t, completed ? "end" : "incomplete",
-             quoted(completed ? "run completed" : "run did not complete"));
-  std::fclose(f);
-  std::filesystem::rename(tmp, directory_ / "events.csv");
+  open();
+  int error = 0;
+  try {
+    write({t, completed ? "end" : "incomplete", "",
+           completed ? "run completed" : "run did not complete"});
+  } catch (const std::runtime_error&) {
+    error = errno != 0 ? errno : EIO;
+  }
+  errno = 0;
+  if (std::fflush(file_) != 0 || std::ferror(file_) != 0 || failed_)
+    error = error != 0 ? error : (errno != 0 ? errno : EIO);
+  std::fclose(file_);
+  file_ = nullptr;
+  std::filesystem::rename(directory_ / "events.csv.partial", directory_ / "events.csv");
+  if (completed && error != 0) throw write_error(directory_ / "events.csv", error);
 }
 
 // --- Summary ----------------------------------------------------------------------
@@ -268,6 +335,9 @@ void Summary::on_start(System& system, double, double) {
   balance_ = system.find_channel("energy.balance");
   kinetic_ = system.find_channel("energy.kinetic");
   potential_ = system.find_channel("energy.potential");
+  rises_.clear();
+  last_rise_ = {};
+  rises_.reserve(kMaxRises);  // on_sample never allocates
   first_ = true;
 }
 
@@ -309,18 +379,53 @@ void Summary::on_sample(double t, System& system) {
     p.v_last = v;
     p.has_last = true;
   }
+  const double balance = std::abs(system.channel_value(balance_));
+  if (balance > balance_error_) {
+    last_rise_ = {first_ ? t : t_last_, t, balance_error_, balance};
+    if (rises_.empty() || balance >= kRiseRatio * rises_.back().v) rises_.push_back(last_rise_);
+  }
   first_ = false;
-  balance_error_ = std::max(balance_error_, std::abs(system.channel_value(balance_)));
+  t_last_ = t;
+  balance_error_ = std::max(balance_error_, balance);
   energy_scale_ = std::max(energy_scale_, std::abs(system.channel_value(kinetic_)) +
                                               std::abs(system.channel_value(potential_)));
 }
 
 void Summary::on_event(const EventRecord& record) {
   if (record.kind == "event") ++events_;
+  if (record.kind != "warning") return;
+  ++warning_count_;
+  if (warnings_.size() < kMaxWarnings &&
+      std::find(warnings_.begin(), warnings_.end(), record.detail) == warnings_.end())
+    warnings_.push_back(record.detail);
 }
 
 double Summary::relative_energy_balance_error() const {
   return energy_scale_ > 0.0 ? balance_error_ / energy_scale_ : balance_error_;
+}
+
+EnergyAudit Summary::energy_audit(double tolerance) const {
+  EnergyAudit a;
+  a.error = balance_error_;
+  a.relative = relative_energy_balance_error();
+  a.tolerance = tolerance;
+  a.passed = !(a.relative > tolerance);  // a NaN fails
+  if (a.passed) return a;
+  const double level = tolerance * (energy_scale_ > 0.0 ? energy_scale_ : 1.0);
+  // the recorded rises, then the last rise of the maximum (which need not be one)
+  for (std::size_t k = 0; k <= rises_.size(); ++k) {
+    const BalanceRise& r = k < rises_.size() ? rises_[k] : last_rise_;
+    if (!(r.v > level)) continue;
+    if (!(r.max_before > level)) {  // crossed between this sample and the one before
+      a.from = r.t_before;
+      a.to = r.t;
+    } else {  // crossed after the previous recorded rise, by the sample before this one
+      a.from = k > 0 ? rises_[k - 1].t : r.t_before;
+      a.to = r.t_before;
+    }
+    break;
+  }
+  return a;
 }
 
 std::string Summary::table() const {
@@ -408,24 +513,40 @@ void ProgressBar::on_start(System&, double t0, double t_end) {
 }
 
 void ProgressBar::on_sample(double t, System&) {
+  draw(t);
+}
+
+void ProgressBar::on_step(double, double t1) {
+  draw(t1);
+}
+
+void ProgressBar::draw(double t) {
   const double now = now_seconds();
   if (now - started_ < delay_ || now - last_draw_ < 0.1) return;
   last_draw_ = now;
   drawn_ = true;
   const double fraction = std::clamp((t - t0_) / (t_end_ - t0_), 0.0, 1.0);
-  constexpr int kWidth = 40;
+  constexpr int kWidth = 30;
   const int filled = static_cast<int>(fraction * kWidth);
   const double elapsed = now - started_;
-  const double remaining = fraction > 0.0 ? elapsed * (1.0 - fraction) / fraction : 0.0;
-  fmt::print(stream_, "\r[{:=<{}}{:<{}}] {:5.1f}%  t = {:.6g} s  ({:.0f} s left) ", "", filled, "",
-             kWidth - filled, 100.0 * fraction, t, remaining);
+  // at the mean rate so far (simulated seconds per wall second)
+  const std::string left =
+      fraction > 0.0 ? duration_text(elapsed * (1.0 - fraction) / fraction) : "unknown";
+  fmt::print(stream_, "\r[{:=<{}}{:<{}}] {:5.1f}%  t = {:.6g} s  {} left   ", "", filled, "",
+             kWidth - filled, 100.0 * fraction, t, left);
   std::fflush(stream_);
 }
 
-void ProgressBar::on_finish(double, bool) {
+void ProgressBar::clear() {
   if (!drawn_) return;
   fmt::print(stream_, "\r{:<90}\r", "");
   std::fflush(stream_);
+  last_draw_ = 0.0;  // redrawn at the next step
+}
+
+void ProgressBar::on_finish(double, bool) {
+  clear();
+  drawn_ = false;
 }
 
 }  // namespace ictus
