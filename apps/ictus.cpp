@@ -1,8 +1,5 @@
-// The ictus command line: run, check, static equilibrium, modes and the
-// channels of a model file.
-//
-// Exit status: 0 success; 2 bad input (model file, parameters, options);
-// 3 the simulation failed midway; 1 anything else (I/O).
+// The ictus command line: run (run_command.cpp), check, static equilibrium,
+// modes and the channels of a model file. Exit statuses: exit_status.h.
 #include <fmt/format.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -15,34 +12,24 @@
 #include <iostream>
 #include <numbers>
 
+#include "exit_status.h"
 #include "ictus/analysis.h"
 #include "ictus/model_file.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
+#include "output_directory.h"
+#include "parameter_overrides.h"
+#include "run_command.h"
+#include "version.h"
 
 namespace {
 
-constexpr int kExitBadInput = 2;
-constexpr int kExitSimulationFailed = 3;
-constexpr int kExitOther = 1;
-constexpr const char* kVersion = "0.1.0";
+using namespace ictus::cli;  // NOLINT: the command line's own namespace
 
 struct CommonOptions {
   std::string model_path;
   std::vector<std::string> sets;
 };
-
-ictus::ParameterOverrides parse_sets(const std::vector<std::string>& sets) {
-  ictus::ParameterOverrides out;
-  for (const std::string& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw ictus::ModelError({"--set", 0, 0}, "",
-                              fmt::format("expected --set name=value, got '{}'", s));
-    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
-  return out;
-}
 
 void print_structure(const ictus::System& system, const ictus::StructureReport& rep) {
   const ictus::Model& m = system.model();
@@ -283,113 +270,6 @@ int command_modes(const CommonOptions& opt, const AnalysisOptions& ao) {
   return 0;
 }
 
-struct RunOptions {
-  struct Given {  // which options were on the command line
-    bool until = false, integrator = false, rtol = false, atol = false, step = false;
-  } given;
-  double until = -1.0;
-  std::string out;
-  std::string integrator;
-  double rtol = -1.0, atol = -1.0, step = -1.0;
-  bool quiet = false;
-  bool progress = false;
-  bool no_progress = false;
-};
-
-int command_run(const CommonOptions& opt, const RunOptions& ro) {
-  ictus::Model model = ictus::load_model(opt.model_path, parse_sets(opt.sets));
-  ictus::SimulationSettings& s = model.settings();
-  // errors in what the options set point at the options, not at the file
-  if (ro.given.until) {
-    s.until = ro.until;
-    s.where = {"--until", 0, 0};
-  }
-  if (ro.given.integrator) {
-    s.integrator.name = ro.integrator;
-    s.integrator.where = {"--integrator", 0, 0};
-    // the file's options for its own integrator do not bind another one
-    const std::vector<std::string>& keys = ictus::stepper_option_keys(ro.integrator);
-    for (std::size_t k = s.integrator.given.size(); k-- > 0;)
-      if (std::find(keys.begin(), keys.end(), s.integrator.given[k]) == keys.end()) {
-        s.integrator.given.erase(s.integrator.given.begin() + static_cast<std::ptrdiff_t>(k));
-        if (k < s.integrator.given_where.size())
-          s.integrator.given_where.erase(s.integrator.given_where.begin() +
-                                         static_cast<std::ptrdiff_t>(k));
-      }
-  }
-  if (ro.given.rtol) s.integrator.rtol = ro.rtol;
-  if (ro.given.atol) s.integrator.atol = ro.atol;
-  if (ro.given.step) s.integrator.step = ro.step;
-  for (const auto& [given, key] :
-       {std::pair{ro.given.rtol, "rtol"}, std::pair{ro.given.atol, "atol"},
-        std::pair{ro.given.step, "step"}})
-    if (given) {
-      s.integrator.given.emplace_back(key);
-      s.integrator.given_where.push_back({"--rtol/--atol/--step", 0, 0});
-    }
-  if (ro.given.rtol || ro.given.atol || ro.given.step)
-    s.integrator.where = {"--rtol/--atol/--step", 0, 0};
-  model.validate();
-
-  const std::filesystem::path out =
-      ro.out.empty() ? std::filesystem::path("out") / std::filesystem::path(opt.model_path).stem()
-                     : std::filesystem::path(ro.out);
-  ictus::Simulation simulation(model);
-  const std::vector<std::string> channels = ictus::select_channels(simulation.system(), s.outputs);
-  ictus::CsvWriter csv(out, channels);
-  ictus::EventLogWriter events(out);
-  ictus::check_summary_peaks(simulation.system(), s.peaks);
-  ictus::Summary summary(channels, s.peaks);
-  ictus::ProgressBar progress(stderr);
-  simulation.add_observer(csv);
-  simulation.add_observer(events);
-  simulation.add_observer(summary);
-  if (!ro.no_progress && (ro.progress || isatty(STDERR_FILENO) != 0))
-    simulation.add_observer(progress);
-
-  if (!ro.quiet) fmt::print("ictus {}: model '{}' ({})\n", kVersion, model.name(), opt.model_path);
-  ictus::RunStatistics stats;
-  try {
-    stats = simulation.run();
-  } catch (const ictus::SimulationError& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "error: {}\n", e.what());
-    // a run that fails while starting has written nothing
-    if (std::filesystem::exists(out / "results.incomplete.csv"))
-      fmt::print(stderr, "partial results: {} (incomplete), event log: {}\n",
-                 (out / "results.incomplete.csv").string(), (out / "events.csv").string());
-    else
-      fmt::print(stderr, "no results written\n");
-    return kExitSimulationFailed;
-  }
-  if (ro.quiet) return 0;
-  for (const ictus::EventRecord& r : simulation.events())
-    if (r.kind == "warning") fmt::print("warning: {}\n", r.detail);
-  const ictus::StructureReport rep =
-      simulation.system().structure_report(simulation.time(), simulation.state());
-  fmt::print("  {} {}, {} constraint rows ({} independent), {} degrees of freedom at the end\n",
-             rep.bodies, rep.bodies == 1 ? "body" : "bodies", rep.rows, rep.independent_rows,
-             rep.dof);
-  fmt::print(
-      "  simulated {:.6g} -> {:.6g} s with {} (rtol {:.1g}): {} steps, {} rejected, {} "
-      "evaluations, {:.3f} s wall time\n",
-      s.start, stats.end_time, s.integrator.name, s.integrator.rtol, stats.integrator.steps,
-      stats.integrator.rejected, stats.integrator.evaluations, stats.wall_seconds);
-  if (stats.events > 0)
-    fmt::print("  {} event(s){}; see {}\n", stats.events,
-               stats.stopped_by_event ? ", stopped by an event" : "",
-               (out / "events.csv").string());
-  fmt::print("\n{}\n", summary.table());
-  // the model's windowed peaks (summary: peaks:), e.g. seed 003's columns
-  if (const std::string peaks = summary.peak_table(); !peaks.empty()) fmt::print("{}\n", peaks);
-  fmt::print(
-      "energy balance error: {:.3g} J ({:.3g} relative to the largest kinetic + potential "
-      "energy)\n",
-      summary.energy_balance_error(), summary.relative_energy_balance_error());
-  fmt::print("results: {} ({} channels)\n", csv.final_path().string(), channels.size() + 1);
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -400,7 +280,7 @@ int main(int argc, char** argv) {
   RunOptions run_opt;
 
   CLI::App* run = app.add_subcommand("run", "simulate a model file and write results");
-  run->add_option("model", common.model_path, "model file (YAML)")->required();
+  run->add_option("model", run_opt.model_path, "model file (YAML)")->required();
   run->add_option("--until", run_opt.until, "end time [s] (overrides simulate.until)");
   run->add_option("--out", run_opt.out, "output directory (default: out/<model name>)");
   run->add_option("--integrator", run_opt.integrator,
@@ -408,9 +288,13 @@ int main(int argc, char** argv) {
   run->add_option("--rtol", run_opt.rtol, "relative tolerance (dopri5)");
   run->add_option("--atol", run_opt.atol, "absolute tolerance (dopri5)");
   run->add_option("--step", run_opt.step, "fixed step [s] (rk4)");
-  run->add_option("--set", common.sets, "override a parameter: --set name=value")
+  run->add_option("--set", run_opt.sets, "override a parameter: --set name=value")
       ->allow_extra_args(false);
-  run->add_flag("--quiet", run_opt.quiet, "print nothing on success");
+  run->add_option("--max-output", run_opt.max_output,
+                  "largest expected results.csv allowed, e.g. 20G (default 1G)");
+  run->add_option("--max-steps", run_opt.max_steps,
+                  "largest step count the settings may imply (overrides simulate.max_steps)");
+  run->add_flag("--quiet", run_opt.quiet, "print nothing on success (no progress, no warnings)");
   run->add_flag("--progress", run_opt.progress, "always show the progress bar");
   run->add_flag("--no-progress", run_opt.no_progress, "never show the progress bar");
 
@@ -446,12 +330,15 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : kExitBadInput;
+    return code == 0 ? 0 : kExitRefused;
   }
+  if (run->parsed()) common.model_path = run_opt.model_path;
   try {
     run_opt.given = {run->count("--until") > 0, run->count("--integrator") > 0,
-                     run->count("--rtol") > 0, run->count("--atol") > 0, run->count("--step") > 0};
-    if (run->parsed()) return command_run(common, run_opt);
+                     run->count("--rtol") > 0,  run->count("--atol") > 0,
+                     run->count("--step") > 0,  run->count("--max-steps") > 0};
+    run_opt.arguments.assign(argv + 1, argv + argc);
+    if (run->parsed()) return command_run(run_opt);
     if (check->parsed()) return command_check(common);
     if (channels->parsed()) return command_channels(common);
     if (statics->parsed()) return command_static(common, analysis_opt);
@@ -463,7 +350,11 @@ int main(int argc, char** argv) {
     } else {
       fmt::print(stderr, "{}: {}\n", common.model_path, e.what());
     }
-    return kExitBadInput;
+    return kExitRefused;
+  } catch (const OutputRefused& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitRefused;
   } catch (const ictus::SimulationError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

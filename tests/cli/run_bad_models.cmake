@@ -1,7 +1,7 @@
 # Every tests/bad_models/NAME.yaml states, in comment lines at the top,
 #   # expect-exit: N
 #   # expect: <text that must appear in the error message>   (one or more)
-#   # expect-file: <file the failed run must leave in its output directory>
+#   # expect-file: <file the failed run must leave in its incomplete set, DIR.incomplete>
 # The model is given to `ictus run` (or another subcommand: "# command: check", "# command: static")
 # and the exit status and message are compared; a run may take at most 120 s
 # (a hang is a failure).
@@ -33,7 +33,7 @@ foreach(model ${models})
   endforeach()
   get_filename_component(name ${model} NAME_WE)
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/bad_model_runs/${name})
-  file(REMOVE_RECURSE ${out_dir})
+  file(REMOVE_RECURSE ${out_dir} ${out_dir}.incomplete)
   if(command STREQUAL "run")
     execute_process(COMMAND ${ICTUS} run ${model} ${sets} --out ${out_dir} --no-progress --quiet
                     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
@@ -52,11 +52,11 @@ foreach(model ${models})
     endif()
   endforeach()
   foreach(file ${files})
-    if(NOT EXISTS ${out_dir}/${file})
-      list(APPEND failures "${name}: the run left no ${file}")
+    if(NOT EXISTS ${out_dir}.incomplete/${file})
+      list(APPEND failures "${name}: the run left no ${file} in ${out_dir}.incomplete")
     endif()
   endforeach()
-  if(EXISTS ${out_dir}/results.csv)
+  if(EXISTS ${out_dir}/results.csv OR EXISTS ${out_dir}.incomplete/results.csv)
     list(APPEND failures "${name}: a failed run left results.csv")
   endif()
 endforeach()

@@ -1,6 +1,7 @@
-# Runs `ictus check` and `ictus run` on every model in examples/ and fails if
-# any exits non-zero or does not write results.csv.
-file(GLOB models "${SOURCE}/examples/*.yaml")
+# Runs `ictus check` and `ictus run` on every model in examples/ and
+# tests/models/ (the acceptance models) and fails if any exits non-zero (the
+# energy audit included) or does not write results.csv.
+file(GLOB models "${SOURCE}/examples/*.yaml" "${SOURCE}/tests/models/*.yaml")
 list(LENGTH models count)
 if(count EQUAL 0)
   message(FATAL_ERROR "no examples found in ${SOURCE}/examples")

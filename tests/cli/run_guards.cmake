@@ -1,0 +1,73 @@
+# The guards of `ictus run` (docs/cli.md): the energy audit's exit status,
+# the max_steps guard and its override, the expected-output-size check and
+# --max-output.
+#   cmake -DICTUS=<ictus> -DSOURCE=<source dir> -DOUT=<work dir> -P run_guards.cmake
+set(failures "")
+function(run_case name expected_exit)
+  cmake_parse_arguments(C "" "" "ARGS;EXPECT" ${ARGN})
+  file(REMOVE_RECURSE ${OUT}/${name} ${OUT}/${name}.incomplete)
+  execute_process(COMMAND ${ICTUS} run ${C_ARGS} --out ${OUT}/${name} --no-progress
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  if(NOT rc EQUAL expected_exit)
+    set(failures "${failures}\n${name}: exit ${rc}, expected ${expected_exit}:\n${err}"
+        PARENT_SCOPE)
+    return()
+  endif()
+  foreach(text ${C_EXPECT})
+    string(FIND "${err}" "${text}" pos)
+    if(pos EQUAL -1)
+      set(failures "${failures}\n${name}: stderr lacks '${text}':\n${err}" PARENT_SCOPE)
+    endif()
+  endforeach()
+endfunction()
+
+set(coarse ${SOURCE}/tests/cli/models/audit_coarse_step.yaml)
+# the audit fails: exit 4, the warning names the interval, the set is complete
+run_case(audit_fails 4 ARGS ${coarse} --quiet
+         EXPECT "warning: energy audit failed: the balance error"
+                "more than the tolerance 0.001 (simulate: energy_tolerance)"
+                "it first exceeded the tolerance between t = 0.2")
+if(NOT EXISTS ${OUT}/audit_fails/results.csv)
+  set(failures "${failures}\naudit_fails: no results.csv")
+else()
+  file(READ ${OUT}/audit_fails/run.json manifest)
+  string(JSON status GET "${manifest}" status)
+  string(JSON passed GET "${manifest}" energy_audit passed)
+  string(JSON from GET "${manifest}" energy_audit exceeded_between 0)
+  if(NOT status STREQUAL "audit_failed" OR NOT passed STREQUAL "OFF" OR from LESS 0.1)
+    set(failures "${failures}\naudit_fails: run.json says ${status}, passed ${passed}, from ${from}")
+  endif()
+endif()
+# a looser tolerance from the model file lets it pass
+run_case(audit_loose 0 ARGS ${coarse} --set tol=0.1)
+
+# max_steps: refused with the count, then allowed by --max-steps
+run_case(steps_refused 2 ARGS ${coarse} --set budget=10
+         EXPECT "'step' 0.2 s from 'start' 0 s to 'until' 10 s implies 50 steps, more than 'max_steps' (10)")
+run_case(steps_allowed 0 ARGS ${coarse} --set budget=10 --max-steps 100 --set tol=0.1)
+
+# the expected size: every channel of the pendulum to 9e5 s is refused at
+# once, naming the size and the free space
+file(READ ${SOURCE}/examples/pendulum.yaml text)
+string(REGEX REPLACE "outputs: \\[[^]]*\\]" "outputs: [\"*\"]" text "${text}")
+file(WRITE ${OUT}/every_channel.yaml "${text}")
+string(TIMESTAMP before "%s")
+run_case(size_refused 2 ARGS ${OUT}/every_channel.yaml --until 9e5
+         EXPECT "error: the results would take about 105 GB (9e+07 rows x 73 columns), more than"
+                " free on the disk of ")
+string(TIMESTAMP after "%s")
+math(EXPR seconds "${after} - ${before}")
+if(seconds GREATER 5)
+  set(failures "${failures}\nsize_refused took ${seconds} s")
+endif()
+# a smaller excess: refused under --max-output 1M, allowed with 10M
+run_case(size_small_refused 2 ARGS ${OUT}/every_channel.yaml --until 60 --max-output 1M
+         EXPECT "more than the limit of 1 MB" "give --max-output SIZE")
+run_case(size_small_allowed 0 ARGS ${OUT}/every_channel.yaml --until 60 --max-output 10M)
+run_case(size_malformed 2 ARGS ${OUT}/every_channel.yaml --max-output lots
+         EXPECT "--max-output: error: expected a size such as 500M")
+
+if(failures)
+  message(FATAL_ERROR "${failures}")
+endif()
+message(STATUS "run guards: ok")
