@@ -57,6 +57,13 @@ manifest_matches "failing run" o.incomplete failed
 expect_in "failing run" "o.incomplete/results.incomplete.csv" err.txt
 ls -d o.partial-* 2> /dev/null && fail "a failing run left its staging directory"
 
+# bad input found only when the run starts (the initial assembly fails)
+"$ictus" run "$source_dir/tests/bad_models/cannot_assemble.yaml" --out o --quiet 2> err.txt
+expect_status "assembly fails" 2 $?
+expect_in "assembly fails" "the constraints cannot be assembled" err.txt
+[ "$(fingerprint o)" = "$before" ] || fail "a run whose assembly failed changed o"
+manifest_matches "assembly fails" o.incomplete failed
+
 # a full disk: a file size limit of 64 kB (SIGXFSZ is ignored, the write fails)
 (ulimit -f 64; "$ictus" run "$pendulum" --out o --until 100 --quiet 2> err.txt)
 expect_status "full disk" 1 $?
