@@ -49,12 +49,14 @@ fs::path OutputDirectory::incomplete() const {
 }
 
 OutputDirectory::OutputDirectory(const fs::path& target) {
-  target_ = fs::absolute(target).lexically_normal();
+  // a symbolic link is followed: the set replaces the directory it names
+  std::error_code ec;
+  target_ = fs::weakly_canonical(fs::absolute(target), ec);
+  if (ec) target_ = fs::absolute(target).lexically_normal();
   if (!target_.has_filename()) target_ = target_.parent_path();
   if (target_ == target_.root_path())
     throw OutputRefused(
         fmt::format("--out '{}': a run cannot replace the root directory", target.string()));
-  std::error_code ec;
   fs::create_directories(target_.parent_path(), ec);
   if (ec) throw io_error("create", target_.parent_path(), ec.value());
 

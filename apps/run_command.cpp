@@ -202,9 +202,16 @@ int command_run(const RunOptions& ro) {
   // to DIR.incomplete, or nowhere if the run wrote no results at all
   // the set: complete (audit failed or not) replaces DIR, anything else
   // goes to DIR.incomplete and leaves DIR as it was
-  const bool complete = status == kExitOk || status == kExitAuditFailed;
+  bool complete = status == kExitOk || status == kExitAuditFailed;
   const bool has_results = fs::exists(directory.staging() / "results.incomplete.csv");
-  manifest.write(directory.staging());
+  try {
+    manifest.write(directory.staging());
+  } catch (const std::exception& e) {
+    // a set without its manifest never replaces DIR
+    complete = false;
+    status = kExitOther;
+    manifest.message = fmt::format("error: {}", e.what());
+  }
   if (complete) {
     directory.commit();
   } else {
