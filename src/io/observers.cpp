@@ -183,6 +183,9 @@ void CsvWriter::on_start(System& system, double, double) {
   const std::filesystem::path tmp = directory_ / "results.csv.partial";
   file_ = std::fopen(tmp.c_str(), "w");
   if (file_ == nullptr) throw write_error(tmp, errno);
+  // buffer_ collects 32 kB per write: stdio's own buffer would only copy it
+  // (and be allocated at the first write, inside the step loop)
+  std::setvbuf(file_, nullptr, _IONBF, 0);
   buffer_.clear();
   buffer_.push_back('t');
   for (const std::string& n : names_) {

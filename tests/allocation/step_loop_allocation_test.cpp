@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <new>
 
 #include "ictus/model_file.h"
+#include "ictus/observers.h"
 #include "support/reference_models.h"
 #include "support/test_support.h"
 
@@ -249,6 +252,41 @@ TEST_P(EveryStepper, SliderCrankAllocatesNothingInTheStepLoop) {
 INSTANTIATE_TEST_SUITE_P(Steppers, EveryStepper,
                          ::testing::Values("rk4", "dopri5", "rkf45", "newmark", "wilson", "hht",
                                            "generalized_alpha"));
+
+// What `ictus run` attaches (docs/cli.md): the CSV writer, the summary with
+// its energy-audit record, the progress bar after every step, the interrupt
+// flag and the tiny-step watch.
+TEST(StepLoopAllocation, TheObserversOfTheCommandLine) {
+  Model model = load_model(test::source_path("examples/slider_crank.yaml"));
+  model.settings().until = 0.5;
+  model.settings().output_step = 1e-4;  // 5000 rows: the CSV writer flushes many times
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "ictus_allocation_observers";
+  std::FILE* devnull = std::fopen("/dev/null", "w");
+  ASSERT_NE(devnull, nullptr);
+  std::setvbuf(devnull, nullptr, _IONBF, 0);  // as stderr is
+  long steps = 0;
+  {
+    Simulation simulation(model);
+    AllocationCounter counter;
+    CsvWriter csv(dir, select_channels(simulation.system(), model.settings().outputs));
+    Summary summary(select_channels(simulation.system(), model.settings().outputs));
+    ProgressBar progress(devnull, 0.0);
+    std::atomic<bool> interrupt{false};
+    simulation.add_observer(counter);
+    simulation.add_observer(csv);
+    simulation.add_observer(summary);
+    simulation.add_observer(progress);
+    simulation.set_interrupt_flag(&interrupt);
+    simulation.keep_event_log(false);
+    steps = simulation.run().integrator.steps;
+    EXPECT_GT(counter.samples(), 10);
+  }
+  std::fclose(devnull);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(g_allocations.load(), 0);
+  EXPECT_GT(steps, 50);
+}
 
 TEST(StepLoopAllocation, TwoPassNewmarkOnASlippingMount) {
   Model model =
