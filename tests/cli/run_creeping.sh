@@ -33,18 +33,20 @@ grep -qF " left" plain.err && fail "a progress bar was drawn on a stream that is
 grep -qF "$cause" plain.incomplete/events.csv || fail "events.csv lacks the warning"
 
 # on a terminal: the progress bar with the time left
-script -qec "exec '$ictus' run '$model' --out tty" tty.log > /dev/null 2>&1 &
+# (the shell under script(1) writes its pid, then becomes ictus)
+script -qec "echo \$\$ > tty.pid; exec '$ictus' run '$model' --out tty" tty.log > /dev/null 2>&1 &
 script_pid=$!
 wait_for " left" tty.log
-kill -TERM "$(pgrep -P "$script_pid")"; wait "$script_pid"
+kill -TERM "$(cat tty.pid)"; wait "$script_pid"
 grep -qE "t = [0-9.e-]+ s  .* left" tty.log || fail "no time left in the progress bar: $(tail -c 300 tty.log)"
 grep -qF "$warning" tty.log || fail "no warning on the terminal"
 
 # on a terminal with --quiet: nothing until the interruption
-script -qec "exec '$ictus' run '$model' --out quiet --quiet" quiet.log > /dev/null 2>&1 &
+script -qec "echo \$\$ > quiet.pid; exec '$ictus' run '$model' --out quiet --quiet" quiet.log \
+  > /dev/null 2>&1 &
 script_pid=$!
 sleep 3
-kill -TERM "$(pgrep -P "$script_pid")"; wait "$script_pid"
+kill -TERM "$(cat quiet.pid)"; wait "$script_pid"
 grep -qF " left" quiet.log && fail "--quiet drew a progress bar"
 grep -qF "$warning" quiet.log && fail "--quiet printed the warning"
 grep -qF "interrupted by signal 15" quiet.log || fail "--quiet: the interruption was not reported"
