@@ -83,15 +83,11 @@ class WarningPrinter : public Observer {
   long count_ = 0;
 };
 
-std::string settings_json(const std::string& text) {
-  return json_string(text);
-}
-
 void describe_settings(const SimulationSettings& s, RunManifest& m) {
   m.settings = {{"start", fmt::format("{}", s.start)},
                 {"until", fmt::format("{}", s.until)},
                 {"output_step", fmt::format("{}", s.output_step)},
-                {"integrator", settings_json(s.integrator.name)}};
+                {"integrator", json_string(s.integrator.name)}};
   for (const std::string& key : stepper_option_keys(s.integrator.name)) {
     const IntegratorSettings& in = s.integrator;
     if (key == "rtol") m.settings.emplace_back(key, fmt::format("{}", in.rtol));
@@ -198,8 +194,6 @@ int command_run(const RunOptions& ro) {
                            audit.passed, audit.from,     audit.to};
   manifest.ended = utc_now();
 
-  // the set: complete (audit failed or not) replaces DIR; otherwise it goes
-  // to DIR.incomplete, or nowhere if the run wrote no results at all
   // the set: complete (audit failed or not) replaces DIR, anything else
   // goes to DIR.incomplete and leaves DIR as it was
   bool complete = status == kExitOk || status == kExitAuditFailed;
