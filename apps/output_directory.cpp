@@ -91,6 +91,16 @@ OutputDirectory::OutputDirectory(const fs::path& target) {
       pwrite(lock_fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     // a lock without its pid still locks; the message of a second run says "?"
   }
+  try {
+    check_and_stage();
+  } catch (...) {
+    release_lock();  // a refused run leaves nothing behind
+    throw;
+  }
+}
+
+void OutputDirectory::check_and_stage() {
+  std::error_code ec;
 
   // DIR must be a run's directory (or absent, or empty): a run replaces it whole
   if (fs::exists(target_, ec)) {
@@ -134,11 +144,15 @@ OutputDirectory::OutputDirectory(const fs::path& target) {
 OutputDirectory::~OutputDirectory() {
   std::error_code ec;
   if (!done_) fs::remove_all(staging_, ec);
-  if (lock_fd_ >= 0) {
-    // removed while still held, so that no run locks a file about to vanish
-    ::unlink(lock_path_.c_str());
-    ::close(lock_fd_);
-  }
+  release_lock();
+}
+
+void OutputDirectory::release_lock() {
+  if (lock_fd_ < 0) return;
+  // removed while still held, so that no run locks a file about to vanish
+  ::unlink(lock_path_.c_str());
+  ::close(lock_fd_);
+  lock_fd_ = -1;
 }
 
 void OutputDirectory::commit() {

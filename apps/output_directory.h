@@ -51,6 +51,10 @@ class OutputDirectory {
 
  private:
   std::filesystem::path sibling(const std::string& suffix) const;
+  /// Under the lock: DIR must be a run's (or absent, or empty); what dead
+  /// runs left beside it goes; the staging directory is made.
+  void check_and_stage();
+  void release_lock();
   std::filesystem::path target_;
   std::filesystem::path staging_;
   std::filesystem::path lock_path_;

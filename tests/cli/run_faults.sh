@@ -120,6 +120,7 @@ mkdir mine && echo keep > mine/notes.txt
 expect_status "foreign directory" 2 $?
 expect_in "foreign directory" "holds 'notes.txt'" err.txt
 [ "$(cat mine/notes.txt)" = keep ] || fail "a refused run touched mine/notes.txt"
+ls -d mine.* 2> /dev/null && fail "a refused run left files beside mine"
 
 cd / && rm -rf "$work"
 [ "$failures" -eq 0 ] || exit 1
