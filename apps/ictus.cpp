@@ -282,7 +282,9 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "simulate a model file and write results");
   run->add_option("model", run_opt.model_path, "model file (YAML)")->required();
   run->add_option("--until", run_opt.until, "end time [s] (overrides simulate.until)");
-  run->add_option("--out", run_opt.out, "output directory (default: out/<model name>)");
+  run->add_option("--out", run_opt.out,
+                  "output directory, replaced as a whole when the run completes; an "
+                  "incomplete run goes to DIR.incomplete (default: out/<model file stem>)");
   run->add_option("--integrator", run_opt.integrator,
                   "rk4, dopri5, rkf45, newmark, wilson, hht, generalized_alpha, cvode or ida");
   run->add_option("--rtol", run_opt.rtol, "relative tolerance (dopri5)");
