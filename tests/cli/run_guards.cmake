@@ -57,8 +57,10 @@ run_case(size_refused 2 ARGS ${OUT}/every_channel.yaml --until 9e5
                 " free on the disk of ")
 string(TIMESTAMP after "%s")
 math(EXPR seconds "${after} - ${before}")
-if(seconds GREATER 5)
-  set(failures "${failures}\nsize_refused took ${seconds} s")
+# refused before it starts: no simulation (the run itself would write for
+# hours); the bound is loose for a loaded machine, not a speed measurement
+if(seconds GREATER 30)
+  set(failures "${failures}\nsize_refused took ${seconds} s: did the run start?")
 endif()
 # a smaller excess: refused under --max-output 1M, allowed with 10M
 run_case(size_small_refused 2 ARGS ${OUT}/every_channel.yaml --until 60 --max-output 1M
