@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "../text_util.h"
 #include "ictus/constraints/distance.h"
@@ -71,50 +72,93 @@ struct ParameterText {
   SourceLocation where;
 };
 
+// Resolves parameters that refer to each other: a depth-first walk with an
+// explicit stack (no recursion, so any depth of reference chain is safe) that
+// evaluates each parameter after the ones its formula names, in time linear in
+// the total length of the formulas.
 class ParameterResolver {
  public:
-  ParameterResolver(std::vector<std::pair<std::string, ParameterText>> texts)
-      : texts_(std::move(texts)) {}
+  explicit ParameterResolver(std::vector<std::pair<std::string, ParameterText>> texts)
+      : texts_(std::move(texts)) {
+    index_.reserve(texts_.size());
+    for (std::size_t i = 0; i < texts_.size(); ++i) index_.emplace(texts_[i].first, i);
+    dependencies_.resize(texts_.size());
+    for (std::size_t i = 0; i < texts_.size(); ++i)
+      for (const std::string& word : identifiers_in(texts_[i].second.text))
+        if (const auto it = index_.find(word); it != index_.end())
+          dependencies_[i].push_back(it->second);  // a self-reference is a cycle
+  }
 
   internal::ParameterValues resolve() {
-    for (const auto& [name, text] : texts_) resolve_one(name);
-    return values_;
+    std::vector<State> state(texts_.size(), State::kUnvisited);
+    std::vector<double> values(texts_.size(), 0.0);
+    struct Frame {
+      std::size_t parameter;
+      std::size_t next_dependency;
+    };
+    std::vector<Frame> stack;
+    for (std::size_t root = 0; root < texts_.size(); ++root) {
+      if (state[root] != State::kUnvisited) continue;
+      state[root] = State::kOnStack;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        Frame& top = stack.back();
+        const std::vector<std::size_t>& deps = dependencies_[top.parameter];
+        if (top.next_dependency < deps.size()) {
+          const std::size_t dep = deps[top.next_dependency++];
+          if (state[dep] == State::kOnStack) throw_cycle(stack, dep);
+          if (state[dep] == State::kUnvisited) {
+            state[dep] = State::kOnStack;
+            stack.push_back({dep, 0});
+          }
+          continue;
+        }
+        values[top.parameter] = evaluate(top.parameter, values);
+        state[top.parameter] = State::kResolved;
+        stack.pop_back();
+      }
+    }
+    internal::ParameterValues out;
+    for (std::size_t i = 0; i < texts_.size(); ++i)
+      out.emplace_hint(out.end(), texts_[i].first, values[i]);
+    return out;
   }
 
  private:
-  const ParameterText* find(const std::string& name) const {
-    for (const auto& [n, t] : texts_)
-      if (n == name) return &t;
-    return nullptr;
+  enum class State { kUnvisited, kOnStack, kResolved };
+
+  template <typename Stack>
+  [[noreturn]] void throw_cycle(const Stack& stack, std::size_t closing) const {
+    std::size_t from = 0;
+    while (stack[from].parameter != closing) ++from;
+    std::string chain;
+    for (std::size_t k = from; k < stack.size(); ++k)
+      chain += texts_[stack[k].parameter].first + " -> ";
+    const auto& [name, text] = texts_[closing];
+    throw ModelError(text.where, fmt::format("parameter '{}'", name),
+                     fmt::format("parameters refer to each other in a cycle: {}{}", chain, name));
   }
 
-  void resolve_one(const std::string& name) {
-    if (values_.count(name) != 0) return;
-    const ParameterText* text = find(name);
+  // Evaluates parameter i with the values of the parameters it names (all
+  // resolved by now), so each formula sees only what it mentions.
+  double evaluate(std::size_t i, const std::vector<double>& values) const {
+    const auto& [name, text] = texts_[i];
     const std::string element = fmt::format("parameter '{}'", name);
-    if (std::find(stack_.begin(), stack_.end(), name) != stack_.end()) {
-      std::string chain;
-      for (const std::string& s : stack_) chain += s + " -> ";
-      throw ModelError(text->where, element,
-                       fmt::format("parameters refer to each other in a cycle: {}{}", chain, name));
+    internal::ParameterValues known;
+    for (const std::size_t dep : dependencies_[i]) known.emplace(texts_[dep].first, values[dep]);
+    try {
+      return internal::evaluate_constant(Expression(text.text, text.where), known, element);
+    } catch (const ModelError&) {
+      // the other parameters stand in for suggestions ("did you mean") only
+      for (const auto& [n, t] : texts_) known.emplace(n, std::numeric_limits<double>::quiet_NaN());
+      (void)internal::evaluate_constant(Expression(text.text, text.where), known, element);
+      throw;
     }
-    stack_.push_back(name);
-    // resolve the parameters this formula mentions first
-    for (const std::string& word : identifiers_in(text->text)) {
-      if (find(word) != nullptr) resolve_one(word);  // a self-reference is a cycle
-    }
-    // parameters this formula does not mention stand in for suggestions only
-    internal::ParameterValues known = values_;
-    for (const auto& [n, t] : texts_)
-      if (n != name) known.emplace(n, std::numeric_limits<double>::quiet_NaN());
-    values_[name] =
-        internal::evaluate_constant(Expression(text->text, text->where), known, element);
-    stack_.pop_back();
   }
 
   std::vector<std::pair<std::string, ParameterText>> texts_;
-  internal::ParameterValues values_;
-  std::vector<std::string> stack_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<std::vector<std::size_t>> dependencies_;
 };
 
 void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides, FileContext& ctx,
@@ -129,6 +173,10 @@ void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides
         throw ModelError(ctx.at(kv.first), element,
                          "parameter names must start with a letter or '_' and contain only "
                          "letters, digits and '_'");
+      if (name.size() > internal::kMaxNameLength)
+        throw ModelError(ctx.at(kv.first), fmt::format("parameter '{}...'", name.substr(0, 20)),
+                         fmt::format("a parameter name has at most {} characters, this one has {}",
+                                     internal::kMaxNameLength, name.size()));
       if (internal::is_reserved_name(name))
         throw ModelError(ctx.at(kv.first), element,
                          fmt::format("'{}' is reserved (time, constants and functions)", name));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <unordered_set>
 
 #include "../text_util.h"
 
@@ -105,15 +106,14 @@ MapReader::MapReader(const YAML::Node& node, const FileContext& ctx, std::string
   if (!node.IsMap())
     throw ModelError(ctx.at(node), element_,
                      fmt::format("expected a mapping of keys to values, got {}", describe(node)));
-  std::vector<std::string> seen;
+  std::unordered_set<std::string> seen;
   for (const auto& kv : node) {
     if (!kv.first.IsScalar())
       throw ModelError(ctx.at(kv.first), element_,
                        fmt::format("keys must be names, got {}", describe(kv.first)));
     const std::string key = kv.first.as<std::string>();
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+    if (!seen.insert(key).second)
       throw ModelError(ctx.at(kv.first), element_, fmt::format("key '{}' appears twice", key));
-    seen.push_back(key);
   }
 }
 
