@@ -176,8 +176,7 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
     std::string detail = fmt::format(
         "kinetic energy {:.12g} -> {:.12g} J (lost in the constraints {:.6g} J); condition "
         "estimate of S {:.3g}",
-        impact.kinetic_before, impact.kinetic_after,
-        impact.kinetic_before + impact.external_work - impact.kinetic_after,
+        impact.kinetic_before, impact.kinetic_after, impact.constraint_loss,
         impact.condition_estimate);
     if (!external.empty())
       detail += fmt::format("; {} external impulse(s) brought {:.6g} J", external.size(),

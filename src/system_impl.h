@@ -217,6 +217,8 @@ struct System::Impl {
   void project_velocities(double t, VecX& y);
   ImpulseResult impact(double t, VecX& y, std::span<const ExternalImpulse> external,
                        bool impulsive_closure);
+  void book_impact_energy(std::span<const ExternalImpulse> external, VecX& state,
+                          ImpulseResult& result);
   /// Largest |Delta| over the active rows (dependent rows only if asked).
   double max_position_error(int* worst, bool include_dropped = false) const;
   void build_given_rows();
@@ -269,6 +271,7 @@ struct System::Impl {
   VecX displacement_buffer;  // a Newton step of the positions, 6 per body
   VecX newton_buffer;
   VecX state_buffer;
+  VecX impact_velocities_before;  // u- of an impact, for the work of its external impulses
 
   // workspace of the last evaluation
   double t = 0.0;
