@@ -187,6 +187,7 @@ struct System::Impl {
   /// which are then taken over).
   bool is_current(double t, const VecX& y);
   void refresh_slots(const std::vector<Slot>& slots);
+  void order_kinematic_slots();
   MotionSample motion_sample(const DriverRuntime& d) const;
   void fill_lock_errors(int joint);
   double joint_angle(int j) const;        // unwrapped, with offset
@@ -305,6 +306,8 @@ struct System::Impl {
   std::deque<double> slot_storage;  // stable addresses for muParser
   double* time_slot = nullptr;
   std::unordered_map<std::string, double*> slot_by_name;
+  /// Refreshed in this order, a force element's channel after the channels
+  /// its formulas read (order_kinematic_slots).
   std::vector<Slot> kinematic_slots;
   std::vector<Slot> dynamic_slots;
 
@@ -314,6 +317,9 @@ struct System::Impl {
   std::vector<ChannelInfo> channel_info;
   std::vector<std::function<double()>> channel_getters;
   std::unordered_map<std::string, int> channel_index;
+  std::vector<int> force_of_channel;          // per channel: its force element, or -1
+  std::vector<std::vector<int>> force_reads;  // per force element: the channels it reads
+  int preparing_force = -1;                   // the element whose formulas bind slots now
 
   // load Jacobians (system_jacobian.cpp)
   ForceJacobian jacobian_work;
