@@ -14,3 +14,6 @@ cmake --preset sanitize
 cmake --build --preset sanitize -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --preset sanitize
+
+# the model-file fuzzer, for its fixed budget (scripts/fuzz.sh)
+bash scripts/fuzz.sh

@@ -188,8 +188,8 @@ void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides
     }
   }
   for (const auto& [name, value] : overrides) {
-    auto it =
-        std::find_if(texts.begin(), texts.end(), [&](const auto& p) { return p.first == name; });
+    auto it = std::find_if(texts.begin(), texts.end(),
+                           [&name = name](const auto& p) { return p.first == name; });
     if (it == texts.end()) {
       std::vector<std::string> names;
       for (const auto& p : texts) names.push_back(p.first);
@@ -220,7 +220,10 @@ Mat3 read_inertia(const YAML::Node& node, const FileContext& ctx, const std::str
     return j;
   }
   if (node.IsSequence() && node.size() == 3) {
-    j.diagonal() << num(node[0]), num(node[1]), num(node[2]);
+    // each number read before it is stored: an Eigen comma initializer left
+    // unfinished by an exception asserts
+    for (std::size_t k = 0; k < 3; ++k)
+      j(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(k)) = num(node[k]);
     return j;
   }
   if (node.IsSequence() && node.size() == 6) {
