@@ -6,11 +6,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -78,8 +81,11 @@ struct ParameterText {
 // the total length of the formulas.
 class ParameterResolver {
  public:
-  explicit ParameterResolver(std::vector<std::pair<std::string, ParameterText>> texts)
-      : texts_(std::move(texts)) {
+  /// `outer`: values the formulas may also name (the model's parameters and
+  /// the index, for the parameters of an instance).
+  explicit ParameterResolver(std::vector<std::pair<std::string, ParameterText>> texts,
+                             const internal::ParameterValues* outer = nullptr)
+      : texts_(std::move(texts)), outer_(outer) {
     index_.reserve(texts_.size());
     for (std::size_t i = 0; i < texts_.size(); ++i) index_.emplace(texts_[i].first, i);
     dependencies_.resize(texts_.size());
@@ -146,28 +152,35 @@ class ParameterResolver {
     const std::string element = fmt::format("parameter '{}'", name);
     internal::ParameterValues known;
     for (const std::size_t dep : dependencies_[i]) known.emplace(texts_[dep].first, values[dep]);
+    if (outer_ != nullptr)
+      for (const std::string& word : identifiers_in(text.text))
+        if (const auto it = outer_->find(word); it != outer_->end()) known.emplace(*it);
     try {
       return internal::evaluate_constant(Expression(text.text, text.where), known, element);
     } catch (const ModelError&) {
       // the other parameters stand in for suggestions ("did you mean") only
       for (const auto& [n, t] : texts_) known.emplace(n, std::numeric_limits<double>::quiet_NaN());
+      if (outer_ != nullptr) known.insert(outer_->begin(), outer_->end());
       (void)internal::evaluate_constant(Expression(text.text, text.where), known, element);
       throw;
     }
   }
 
   std::vector<std::pair<std::string, ParameterText>> texts_;
+  const internal::ParameterValues* outer_;
   std::unordered_map<std::string, std::size_t> index_;
   std::vector<std::vector<std::size_t>> dependencies_;
 };
 
-void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides, FileContext& ctx,
-                     Model& model) {
-  std::vector<std::pair<std::string, ParameterText>> texts;
+using ParameterTexts = std::vector<std::pair<std::string, ParameterText>>;
+
+// The names and formulas of a `parameters` mapping, checked.
+ParameterTexts read_parameter_texts(const YAML::Node& node, const FileContext& ctx) {
+  ParameterTexts texts;
   if (node) {
     const MapReader check(node, ctx, "parameters");  // validates the mapping
     for (const auto& kv : node) {
-      const std::string name = kv.first.as<std::string>();
+      const std::string name = kv.first.Scalar();
       const std::string element = fmt::format("parameter '{}'", name);
       if (!is_identifier(name))
         throw ModelError(ctx.at(kv.first), element,
@@ -187,6 +200,12 @@ void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides
       texts.push_back({name, {kv.second.Scalar(), ctx.text_at(kv.second)}});
     }
   }
+  return texts;
+}
+
+void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides, FileContext& ctx,
+                     Model& model) {
+  ParameterTexts texts = read_parameter_texts(node, ctx);
   for (const auto& [name, value] : overrides) {
     auto it = std::find_if(texts.begin(), texts.end(),
                            [&name = name](const auto& p) { return p.first == name; });
@@ -289,7 +308,7 @@ void read_bodies(const YAML::Node& node, const FileContext& ctx, Model& model) {
   if (!node) return;
   const MapReader check(node, ctx, "bodies");
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("body '{}'", name);
     MapReader r(kv.second, ctx, element);
     Body b;
@@ -369,7 +388,7 @@ std::pair<std::string, std::string> read_pair(MapReader& r, const std::string& k
   if (!n.IsSequence() || n.size() != 2 || !n[0].IsScalar() || !n[1].IsScalar())
     throw ModelError(r.context().at(n), r.element(),
                      fmt::format("'{}' must be {}, got {}", key, expected, internal::describe(n)));
-  return {n[0].Scalar(), n[1].Scalar()};
+  return {r.context().text(n[0]), r.context().text(n[1])};
 }
 
 // Builds the elementary constraints of a 'custom' joint (world geometry at t0).
@@ -452,7 +471,7 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
   static const std::set<std::string> kNeedAxis = {"revolute", "prismatic", "cylindrical",
                                                   "planar",   "universal", "point_on_line"};
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("joint '{}'", name);
     MapReader r(kv.second, ctx, element);
     Joint joint;
@@ -568,7 +587,7 @@ void read_drivers(const YAML::Node& node, const FileContext& ctx, Model& model,
   if (!node) return;
   const MapReader check(node, ctx, "drivers");
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("driver '{}'", name);
     MapReader r(kv.second, ctx, element);
     Driver d;
@@ -709,7 +728,7 @@ void read_forces(const YAML::Node& node, const FileContext& ctx, Model& model,
   std::vector<std::string> types;
   for (const auto& [type, reader] : force_readers()) types.push_back(type);
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("force '{}'", name);
     MapReader r(kv.second, ctx, element);
     const std::string type = r.required_string("type", "a force type");
@@ -769,7 +788,7 @@ std::vector<Action> read_actions(const YAML::Node& node, const FileContext& ctx,
       const YAML::Node target = a.begin()->second;
       if ((verb == "enable" || verb == "disable") && target.IsScalar()) {
         out.push_back(make(verb == "enable" ? Action::Kind::kEnable : Action::Kind::kDisable,
-                           target.Scalar(), ctx.at(target)));
+                           ctx.text(target), ctx.at(target)));
         return;
       }
       if (verb == "impulse") {
@@ -795,7 +814,7 @@ void read_events(const YAML::Node& node, const FileContext& ctx, Model& model) {
   if (!node) return;
   const MapReader check(node, ctx, "events");
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("event '{}'", name);
     if (!is_identifier(name))  // dotted names are reserved for generated events
       throw ModelError(ctx.at(kv.first), element,
@@ -821,12 +840,12 @@ void read_initial_velocities(const YAML::Node& node, const FileContext& ctx, Mod
   const MapReader check(node, ctx, "initial_velocities");
   for (const auto& kv : node) {
     GivenVelocity g;
-    g.channel = kv.first.as<std::string>();
+    g.channel = ctx.text(kv.first);
     g.where = ctx.at(kv.first);
     if (!kv.second.IsScalar())
       throw ModelError(ctx.at(kv.second), "initial_velocities",
                        fmt::format("'{}' must be a number or formula", g.channel));
-    g.value = Expression(kv.second.Scalar(), ctx.text_at(kv.second));
+    g.value = Expression(ctx.text(kv.second), ctx.text_at(kv.second));
     model.add_given_velocity(std::move(g));
   }
 }
@@ -940,7 +959,7 @@ void read_markers(const YAML::Node& node, const FileContext& ctx, Model& model) 
   const MapReader check(node, ctx, "markers");
   for (const auto& kv : node) {
     Marker m;
-    m.name = kv.first.as<std::string>();
+    m.name = ctx.text(kv.first);
     m.where = ctx.at(kv.first);
     const std::string element = fmt::format("marker '{}'", m.name);
     MapReader r(kv.second, ctx, element);
@@ -962,6 +981,197 @@ void read_stabilisation(const YAML::Node& node, const FileContext& ctx, Model& m
   s.projection = r.boolean("projection", s.projection);
   s.projection_tolerance = r.positive("projection_tolerance", s.projection_tolerance);
   r.finish();
+}
+
+// ---------------------------------------------------------------------------
+// instances: `repeat` blocks and `include`s (docs/model-file.md, "Repetition")
+
+// The sections an instance may have, read in the order of the model's own.
+const std::vector<std::string> kInstanceSections = {
+    "bodies", "markers", "joints", "drivers", "forces", "events", "initial_velocities"};
+
+constexpr int kMaxInstances = 10000;
+constexpr std::uintmax_t kMaxIncludedBytes = 16u << 20;
+
+// One instance: its sections (of the model file or of an included file), and
+// the context they are read in (file, parameters, the instance's name).
+struct Instance {
+  YAML::Node sections;
+  FileContext ctx;
+  std::unique_ptr<MapReader> reader;    // the section keys still to be read
+  std::vector<std::string> other_keys;  // of the block or file, read elsewhere
+};
+
+// `error` again, naming the instance it comes from.
+ModelError in_instance(const ModelError& error, const std::string& instance) {
+  if (error.detail().find(instance) != std::string::npos ||
+      error.element().find(instance) != std::string::npos)
+    return error;
+  return ModelError(error.where(), error.element(),
+                    fmt::format("{} (in {})", error.detail(), instance));
+}
+
+// An included file: a mapping of `parameters` (defaults) and sections.
+YAML::Node load_included(const YAML::Node& file_node, const FileContext& ctx,
+                         const std::string& element, std::string& path_out) {
+  const std::string name = ctx.text(file_node);
+  const std::filesystem::path base = std::filesystem::path(ctx.file).parent_path();
+  const std::filesystem::path path = base / name;
+  path_out = path.lexically_normal().string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw ModelError(ctx.at(file_node), element,
+                     fmt::format("cannot include '{}': no such file (paths are relative to the "
+                                 "including file's directory)",
+                                 path_out));
+  if (std::filesystem::file_size(path, ec) > kMaxIncludedBytes)
+    throw ModelError(ctx.at(file_node), element,
+                     fmt::format("cannot include '{}': larger than 16 MB", path_out));
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!in && !in.eof())
+    throw ModelError(ctx.at(file_node), element, fmt::format("cannot read '{}'", path_out));
+  YAML::Node root;
+  try {
+    root = YAML::Load(buffer.str());
+  } catch (const YAML::Exception& e) {
+    throw ModelError({path_out, e.mark.line + 1, e.mark.column + 1}, element,
+                     fmt::format("not valid YAML: {}", e.msg));
+  }
+  if (!root.IsMap())
+    throw ModelError(
+        {path_out, 1, 1}, element,
+        fmt::format("an included file is a mapping of 'parameters' and sections "
+                    "({}), got {}",
+                    internal::join_names(kInstanceSections), internal::describe(root)));
+  return root;
+}
+
+// Adds the instances of one `repeat` block or `include` entry. `block` holds
+// `parameters` (per instance) and either `include` (a file) or the sections.
+void add_instances(const YAML::Node& block, const FileContext& ctx, const std::string& element,
+                   bool repeated, std::vector<std::unique_ptr<Instance>>& out) {
+  MapReader r(block, ctx, element);
+  std::string index;
+  int count = 1;
+  if (repeated) {
+    index = r.string("index", "i");
+    if (!is_identifier(index) || internal::is_reserved_name(index) ||
+        ctx.parameters.count(index) != 0)
+      throw ModelError(ctx.at(r.get("index")), element,
+                       fmt::format("'index' must be a new name (not a parameter, not reserved), "
+                                   "got '{}'",
+                                   index));
+    const double n = r.required_number("count");
+    if (!(n >= 0.0 && n <= kMaxInstances && n == std::floor(n)))
+      throw ModelError(
+          ctx.at(r.get("count")), element,
+          fmt::format("'count' must be a whole number from 0 to {}, got {}", kMaxInstances, n));
+    count = static_cast<int>(n);
+  }
+  // the sections: an included file's, or the block's own
+  std::string file = ctx.file;
+  ParameterTexts defaults;
+  FileContext file_ctx;
+  const bool included = r.has(repeated ? "include" : "file");
+  // (initialised once: assigning to a yaml-cpp node overwrites the node it refers to)
+  const YAML::Node sections =
+      included ? load_included(r.get(repeated ? "include" : "file"), ctx, element, file) : block;
+  if (included) {
+    file_ctx.file = file;
+    MapReader check(sections, file_ctx, "included file");
+    defaults = read_parameter_texts(check.get("parameters"), file_ctx);
+    for (const std::string& key : kInstanceSections) (void)check.get(key);
+    (void)check.get("description");
+    check.finish();
+  } else if (!repeated) {
+    (void)r.required("file", "the file to include");
+  }
+  // inline, the block's parameters are the instance's own (they may name
+  // each other, the index and the model's parameters); for an included file
+  // they are arguments, computed in the including file (so `length: length`
+  // passes the model's length), that replace the file's defaults
+  const ParameterTexts given = read_parameter_texts(r.get("parameters"), ctx);
+  std::set<std::string> default_names;
+  for (const auto& p : defaults) default_names.insert(p.first);
+  if (included)
+    for (const auto& [name, text] : given)
+      if (default_names.count(name) == 0) {
+        const std::vector<std::string> names(default_names.begin(), default_names.end());
+        throw ModelError(text.where, element,
+                         fmt::format("the included file has no parameter '{}'{}; its "
+                                     "parameters are: {}",
+                                     name, internal::did_you_mean(name, names),
+                                     internal::join_names(names, 40)));
+      }
+  ParameterTexts own;  // resolved in the instance
+  if (included) {
+    for (const auto& p : defaults)
+      if (std::none_of(given.begin(), given.end(),
+                       [&p](const auto& g) { return g.first == p.first; }))
+        own.push_back(p);
+  } else {
+    own = given;
+    for (const std::string& key : kInstanceSections) (void)r.get(key);
+  }
+  r.finish();
+  for (int k = 0; k < count; ++k) {
+    auto inst = std::make_unique<Instance>();
+    inst->sections = sections;
+    inst->ctx.file = file;
+    internal::ParameterValues outer = ctx.parameters;
+    if (repeated) outer[index] = k;
+    inst->ctx.instance = repeated ? fmt::format("{} with {} = {}", element, index, k) : element;
+    try {
+      internal::ParameterValues scope = outer;
+      if (included)
+        for (const auto& [name, text] : given)
+          scope[name] = internal::evaluate_constant(Expression(text.text, text.where), outer,
+                                                    fmt::format("parameter '{}'", name));
+      internal::ParameterValues values = ParameterResolver(own, &scope).resolve();
+      for (auto& [name, value] : scope) values.insert({name, value});  // own ones first
+      inst->ctx.parameters = std::move(values);
+    } catch (const ModelError& e) {
+      throw in_instance(e, inst->ctx.instance);
+    }
+    inst->reader = std::make_unique<MapReader>(inst->sections, inst->ctx, inst->ctx.instance);
+    inst->other_keys = included ? std::vector<std::string>{"parameters", "description"}
+                                : std::vector<std::string>{"index", "count", "parameters"};
+    out.push_back(std::move(inst));
+  }
+}
+
+std::vector<std::unique_ptr<Instance>> read_instances(MapReader& top, const FileContext& ctx) {
+  std::vector<std::unique_ptr<Instance>> out;
+  if (const YAML::Node repeat = top.get("repeat")) {
+    const MapReader check(repeat, ctx, "repeat");
+    for (const auto& kv : repeat)
+      add_instances(kv.second, ctx, fmt::format("repeat '{}'", kv.first.Scalar()), true, out);
+  }
+  if (const YAML::Node include = top.get("include")) {
+    const MapReader check(include, ctx, "include");
+    for (const auto& kv : include)
+      add_instances(kv.second, ctx, fmt::format("include '{}'", kv.first.Scalar()), false, out);
+  }
+  if (out.size() > static_cast<std::size_t>(kMaxInstances))
+    throw ModelError(
+        top.where(), "model",
+        fmt::format("more than {} instances of repeat blocks and includes", kMaxInstances));
+  return out;
+}
+
+// Reads one section of every instance; an error names the instance.
+template <typename Read>
+void read_in_instances(const std::vector<std::unique_ptr<Instance>>& instances,
+                       const std::string& key, Read read) {
+  for (const auto& inst : instances) {
+    try {
+      read(inst->reader->get(key), inst->ctx);
+    } catch (const ModelError& e) {
+      throw in_instance(e, inst->ctx.instance);
+    }
+  }
 }
 
 }  // namespace
@@ -996,15 +1206,27 @@ Model parse_model(const std::string& text, const std::string& source_name,
   read_parameters(top.get("parameters"), overrides, ctx, model);
   if (const YAML::Node g = top.get("gravity"))
     model.set_gravity(internal::read_vec3(g, ctx, "gravity", "gravity"), ctx.at(g));
-  read_bodies(top.get("bodies"), ctx, model);
-  read_markers(top.get("markers"), ctx, model);
+  const std::vector<std::unique_ptr<Instance>> instances = read_instances(top, ctx);
+  // each section of the model, then the same section of every instance
+  // (a joint may connect bodies of the model and of instances)
   std::vector<Event> generated;
-  read_joints(top.get("joints"), ctx, model, generated);
-  read_drivers(top.get("drivers"), ctx, model, generated);
-  read_forces(top.get("forces"), ctx, model, generated);
+  auto section = [&](const std::string& key, auto read) {
+    read(top.get(key), ctx);
+    read_in_instances(instances, key, read);
+  };
+  section("bodies", [&](const YAML::Node& n, const FileContext& c) { read_bodies(n, c, model); });
+  section("markers", [&](const YAML::Node& n, const FileContext& c) { read_markers(n, c, model); });
+  section("joints",
+          [&](const YAML::Node& n, const FileContext& c) { read_joints(n, c, model, generated); });
+  section("drivers",
+          [&](const YAML::Node& n, const FileContext& c) { read_drivers(n, c, model, generated); });
+  section("forces",
+          [&](const YAML::Node& n, const FileContext& c) { read_forces(n, c, model, generated); });
   for (Event& e : generated) model.add_event(std::move(e));
-  read_events(top.get("events"), ctx, model);
-  read_initial_velocities(top.get("initial_velocities"), ctx, model);
+  section("events", [&](const YAML::Node& n, const FileContext& c) { read_events(n, c, model); });
+  section("initial_velocities",
+          [&](const YAML::Node& n, const FileContext& c) { read_initial_velocities(n, c, model); });
+  for (const auto& inst : instances) inst->reader->finish(inst->other_keys);
   read_simulate(top.get("simulate"), ctx, model);
   read_summary(top.get("summary"), ctx, model);
   YAML::Node stab = top.get("stabilisation");
