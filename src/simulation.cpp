@@ -494,10 +494,8 @@ void Simulation::advance(double target) {
           system_.project(t1, y_, s.stabilisation.projection_tolerance))
         stepper_->reset(t1, y_);
       t_ = t1;
-      if (system_.accept(t_, y_)) {
-        log_warnings();
-        stepper_->reset(t_, y_);
-      }
+      if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
+      log_warnings();  // also those of an accepted step that changed nothing
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
     }

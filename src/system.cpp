@@ -90,6 +90,7 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   build_holds();
   build_impulse_storage();
   build_given_rows();
+  mark_event_switched_constraints();
 }
 
 void System::Impl::build_instances() {
@@ -568,6 +569,7 @@ bool System::accept(double t, const VecX& y) {
     }
   }
   s.compute_kinematics(t, y);
+  s.warn_passed_through(t);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
     if (s.live_joints[j].has_angle) {
       s.angle_reference[j] = s.joint_angle(static_cast<int>(j));

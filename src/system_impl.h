@@ -188,6 +188,10 @@ struct System::Impl {
   bool is_current(double t, const VecX& y);
   void refresh_slots(const std::vector<Slot>& slots);
   void order_kinematic_slots();
+  // constraints an event left off while the follower is behind them
+  // (system_pass_through.cpp)
+  void mark_event_switched_constraints();
+  void warn_passed_through(double t);
   MotionSample motion_sample(const DriverRuntime& d) const;
   void fill_lock_errors(int joint);
   double joint_angle(int j) const;        // unwrapped, with offset
@@ -254,10 +258,12 @@ struct System::Impl {
   bool structure_dirty = true;
   int structure_version = 0;
   std::vector<RowInfo> row_info;
-  std::vector<int> instance_row;           // per instance: its first active row, or -1
-  std::vector<char> newly_active;          // per instance: closed since the last impact/assembly
-  std::vector<char> joint_newly_enabled;   // per joint: switched on since then
-  std::vector<char> joint_enabled_before;  // joint switches at the last rebuild
+  std::vector<int> instance_row;            // per instance: its first active row, or -1
+  std::vector<char> event_switched;         // per instance: the target of an event action
+  std::vector<char> passed_through_warned;  // per instance: warned once
+  std::vector<char> newly_active;           // per instance: closed since the last impact/assembly
+  std::vector<char> joint_newly_enabled;    // per joint: switched on since then
+  std::vector<char> joint_enabled_before;   // joint switches at the last rebuild
   std::vector<internal::RowBodies> row_bodies;
   std::vector<ConstraintRow> rows;
   internal::ConstraintJacobian D;  // a view of rows and row_bodies, rebound with them
