@@ -34,7 +34,8 @@ if [ "${1:-}" = "--merge" ]; then
   rm -rf "$merged" && mkdir -p "$merged"
   cp examples/*.yaml tests/bad_models/*.yaml "$merged"/
   ls "$merged" | sort >"$build/seeds.txt"
-  "$build/fuzz/ictus_fuzz_model" -merge=1 -timeout=10 -max_len=8192 "$merged" "$work" \
+  # inputs of at most 2 kB keep the corpus small (~400 kB)
+  "$build/fuzz/ictus_fuzz_model" -merge=1 -timeout=10 -max_len=2048 "$merged" "$work" \
     2>"$build/merge.log"
   rm -f fuzz/corpus/*
   ls "$merged" | sort | comm -23 - "$build/seeds.txt" | while read -r f; do
