@@ -1059,7 +1059,7 @@ void add_instances(const YAML::Node& block, const FileContext& ctx, const std::s
     index = r.string("index", "i");
     if (!is_identifier(index) || internal::is_reserved_name(index) ||
         ctx.parameters.count(index) != 0)
-      throw ModelError(ctx.at(r.get("index")), element,
+      throw ModelError(r.has("index") ? ctx.at(r.get("index")) : r.where(), element,
                        fmt::format("'index' must be a new name (not a parameter, not reserved), "
                                    "got '{}'",
                                    index));
@@ -1176,6 +1176,10 @@ void read_in_instances(const std::vector<std::unique_ptr<Instance>>& instances,
 
 }  // namespace
 
+namespace {
+Model read_model(const YAML::Node& root, FileContext& ctx, const ParameterOverrides& overrides);
+}  // namespace
+
 Model parse_model(const std::string& text, const std::string& source_name,
                   const ParameterOverrides& overrides) {
   FileContext ctx;
@@ -1195,6 +1199,19 @@ Model parse_model(const std::string& text, const std::string& source_name,
                                  "'joints', got {}",
                                  internal::describe(root)));
   }
+  try {
+    return read_model(root, ctx, overrides);
+  } catch (const YAML::Exception& e) {
+    // an access the readers did not guard: still a located message
+    throw ModelError({source_name, e.mark.line + 1, e.mark.column + 1}, "",
+                     fmt::format("cannot read this part of the model: {}", e.msg));
+  }
+}
+
+namespace {
+
+Model read_model(const YAML::Node& root, FileContext& ctx, const ParameterOverrides& overrides) {
+  const std::string& source_name = ctx.file;
   MapReader top(root, ctx, "model");
   Model model;
   model.set_name(top.string("name", source_name));
@@ -1241,6 +1258,8 @@ Model parse_model(const std::string& text, const std::string& source_name,
   }
   return model;
 }
+
+}  // namespace
 
 Model load_model(const std::string& path, const ParameterOverrides& overrides) {
   if (std::filesystem::is_directory(path))
