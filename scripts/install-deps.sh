@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(build-essential cmake libeigen3-dev libyaml-cpp-dev libmuparser-dev libcli11-dev
           libfmt-dev libgtest-dev libbenchmark-dev libsundials-dev
           libsuitesparse-dev libssl-dev
-          python3-minimal)
+          python3-minimal
+          clang libclang-rt-14-dev)  # the fuzzer (scripts/fuzz.sh): clang and its libFuzzer
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

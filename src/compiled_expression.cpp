@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <string_view>
 
 #include "text_util.h"
 
@@ -45,11 +47,34 @@ class NoVariables final : public VariableScope {
   std::vector<std::string> known_names() const override { return {}; }
 };
 
-void define_constants(mu::Parser& p, const ParameterValues& parameters) {
+bool is_word_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// Defines as constants the parameters the text names, and only those: a model
+// with thousands of parameters would otherwise pay for all of them in every
+// formula. A word that is part of a longer name (a channel such as `arm.x`,
+// the exponent of 2e3) may be defined needlessly, which is harmless.
+void define_constants(mu::Parser& p, const std::string& text, const ParameterValues& parameters) {
   p.DefineNameChars(kNameChars);
   p.DefineConst("pi", std::numbers::pi);
   p.DefineConst("deg", std::numbers::pi / 180.0);
-  for (const auto& [name, value] : parameters) p.DefineConst(name, value);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!is_word_start(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && is_word_char(text[j])) ++j;
+    if (const auto it = parameters.find(std::string_view(text).substr(i, j - i));
+        it != parameters.end())
+      p.DefineConst(it->first, it->second);
+    i = j;
+  }
 }
 
 }  // namespace
@@ -70,10 +95,10 @@ CompiledExpression::CompiledExpression(const std::string& text, const SourceLoca
                                        const ParameterValues& parameters, VariableScope& scope,
                                        const std::string& element)
     : parser_(std::make_unique<mu::Parser>()), text_(text) {
-  define_constants(*parser_, parameters);
   FactoryData data{&scope, &variables_};
-  parser_->SetVarFactory(variable_factory, &data);
   try {
+    define_constants(*parser_, text, parameters);
+    parser_->SetVarFactory(variable_factory, &data);
     parser_->SetExpr(text);
     (void)parser_->Eval();  // parses now so that errors surface at load time
   } catch (const UnknownName& unknown) {

@@ -56,6 +56,9 @@ class CompiledExpression {
 double evaluate_constant(const Expression& expr, const ParameterValues& parameters,
                          const std::string& element);
 
+/// The longest name a formula can use (muParser's identifier limit).
+inline constexpr std::size_t kMaxNameLength = 100;
+
 /// Names reserved by the formula language: t, pi, deg, and muParser's
 /// built-in functions.
 bool is_reserved_name(const std::string& name);

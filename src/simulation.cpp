@@ -178,8 +178,7 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
     std::string detail = fmt::format(
         "kinetic energy {:.12g} -> {:.12g} J (lost in the constraints {:.6g} J); condition "
         "estimate of S {:.3g}",
-        impact.kinetic_before, impact.kinetic_after,
-        impact.kinetic_before + impact.external_work - impact.kinetic_after,
+        impact.kinetic_before, impact.kinetic_after, impact.constraint_loss,
         impact.condition_estimate);
     if (!external.empty())
       detail += fmt::format("; {} external impulse(s) brought {:.6g} J", external.size(),
@@ -505,10 +504,8 @@ void Simulation::advance(double target) {
           system_.project(t1, y_, s.stabilisation.projection_tolerance))
         stepper_->reset(t1, y_);
       t_ = t1;
-      if (system_.accept(t_, y_)) {
-        log_warnings();
-        stepper_->reset(t_, y_);
-      }
+      if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
+      log_warnings();  // also those of an accepted step that changed nothing
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
     }

@@ -79,11 +79,18 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
     angle_reference[j] = live_joints[j].angle_offset;
   register_channels();
   BuildContext ctx(*this);
-  for (auto& f : forces) f->prepare(ctx);
+  force_reads.assign(forces.size(), {});
+  for (std::size_t f = 0; f < forces.size(); ++f) {
+    preparing_force = static_cast<int>(f);
+    forces[f]->prepare(ctx);
+  }
+  preparing_force = -1;
+  order_kinematic_slots();
   build_drivers();
   build_holds();
   build_impulse_storage();
   build_given_rows();
+  mark_event_switched_constraints();
 }
 
 void System::Impl::build_instances() {
@@ -248,6 +255,8 @@ double* System::Impl::bind_slot(const std::string& name, bool allow_dynamics) {
   const auto it = channel_index.find(name);
   if (it == channel_index.end()) return nullptr;
   const int channel = it->second;
+  if (preparing_force >= 0)
+    force_reads[static_cast<std::size_t>(preparing_force)].push_back(channel);
   const bool dynamic = channel_info[static_cast<std::size_t>(channel)].stage == Stage::kDynamics;
   if (dynamic && !allow_dynamics) return nullptr;
   if (const auto s = slot_by_name.find(name); s != slot_by_name.end()) return s->second;
@@ -295,8 +304,75 @@ std::unique_ptr<internal::CompiledExpression> System::Impl::compile(const Expres
   }
 }
 
+// Orders the kinematic slots so that each is refreshed after the slots its
+// value depends on: a force element's channel evaluates the element's
+// formulas, which read other slots (possibly other elements' channels). In
+// the order of binding, an element listed before the one whose channel it
+// reads would see that channel one evaluation late. A depth-first walk with
+// an explicit stack; elements that read each other's channels are a cycle.
+void System::Impl::order_kinematic_slots() {
+  std::unordered_map<int, std::size_t> slot_of_channel;
+  for (std::size_t k = 0; k < kinematic_slots.size(); ++k)
+    slot_of_channel.emplace(kinematic_slots[k].channel, k);
+  auto dependencies = [&](std::size_t k) -> const std::vector<int>& {
+    static const std::vector<int> kNone;
+    const int f = force_of_channel[static_cast<std::size_t>(kinematic_slots[k].channel)];
+    return f < 0 ? kNone : force_reads[static_cast<std::size_t>(f)];
+  };
+  enum class Mark : char { kNew, kOnStack, kDone };
+  std::vector<Mark> mark(kinematic_slots.size(), Mark::kNew);
+  std::vector<Slot> ordered;
+  ordered.reserve(kinematic_slots.size());
+  struct Visit {
+    std::size_t slot;
+    std::size_t next;
+  };
+  std::vector<Visit> stack;
+  for (std::size_t root = 0; root < kinematic_slots.size(); ++root) {
+    if (mark[root] != Mark::kNew) continue;
+    mark[root] = Mark::kOnStack;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      Visit& top = stack.back();
+      const std::vector<int>& deps = dependencies(top.slot);
+      if (top.next == deps.size()) {
+        ordered.push_back(kinematic_slots[top.slot]);
+        mark[top.slot] = Mark::kDone;
+        stack.pop_back();
+        continue;
+      }
+      const auto found = slot_of_channel.find(deps[top.next++]);
+      if (found == slot_of_channel.end()) continue;  // a dynamic channel: refused when compiled
+      const std::size_t dep = found->second;
+      if (mark[dep] == Mark::kOnStack) {
+        std::size_t from = 0;
+        while (stack[from].slot != dep) ++from;
+        std::string chain;
+        for (std::size_t k = from; k < stack.size(); ++k)
+          chain +=
+              channel_info[static_cast<std::size_t>(kinematic_slots[stack[k].slot].channel)].name +
+              " -> ";
+        const ChannelInfo& closing =
+            channel_info[static_cast<std::size_t>(kinematic_slots[dep].channel)];
+        const ForceElement& element = *forces[static_cast<std::size_t>(
+            force_of_channel[static_cast<std::size_t>(kinematic_slots[dep].channel)])];
+        throw ModelError(element.where(), element.element_label(),
+                         fmt::format("force channels read each other in a cycle ({}{}): each "
+                                     "reads a value the other computes from it",
+                                     chain, closing.name));
+      }
+      if (mark[dep] == Mark::kNew) {
+        mark[dep] = Mark::kOnStack;
+        stack.push_back({dep, 0});
+      }
+    }
+  }
+  kinematic_slots = std::move(ordered);
+}
+
 void System::Impl::add_channel(std::string name, std::string unit, Stage stage,
                                std::string description, std::function<double()> getter) {
+  force_of_channel.push_back(-1);
   channel_index.emplace(name, static_cast<int>(channel_info.size()));
   channel_info.push_back({std::move(name), std::move(unit), stage, std::move(description)});
   channel_getters.push_back(std::move(getter));
@@ -493,6 +569,7 @@ bool System::accept(double t, const VecX& y) {
     }
   }
   s.compute_kinematics(t, y);
+  s.warn_passed_through(t);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
     if (s.live_joints[j].has_angle) {
       s.angle_reference[j] = s.joint_angle(static_cast<int>(j));

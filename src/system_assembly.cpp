@@ -14,6 +14,7 @@
 #include "constraint_jacobian.h"
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
+#include "impact_energy.h"
 #include "system_impl.h"
 #include "text_util.h"
 
@@ -375,6 +376,7 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   compute_kinematics(time, state);
   compute_rows();  // rebuilds the structure if constraints were switched
   result.kinetic_before = kinetic_energy();
+  impact_velocities_before = layout.velocities(state);
   for (const ExternalImpulse& e : external) {
     const auto b = static_cast<std::size_t>(e.body);
     const BodyKinematics& k = kin[b];
@@ -385,9 +387,6 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   }
   compute_kinematics(time, state);
   compute_rows();
-  // the energy the external impulses bring is work done on the system
-  result.external_work = kinetic_energy() - result.kinetic_before;
-  state(layout.audit_offset() + kAuxAppliedWork) += result.external_work;
 
   // targets; closing rows left to the stabilisation are taken out of the solve
   const std::size_t m = rows.size();
@@ -474,11 +473,7 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     joint_impulse_moment[j] =
         kf.R_WB * torque_B - (kf.point(joint.frame_follower.origin) - kf.p_W).cross(force);
   }
-  result.kinetic_after = kinetic_energy();
-  // what the constraint impulses took (Carnot's loss for a plastic impact)
-  const double loss = result.kinetic_before + result.external_work - result.kinetic_after;
-  state(layout.audit_offset() + kAuxImpactLoss) += loss;
-  state(layout.audit_offset() + kAuxDissipated) += loss;
+  book_impact_energy(external, state, result);
 
   // what closed is now part of the structure; what closed with k > 0 parts
   // again: the whole joint if it closed as a whole and all its members bounce,
@@ -505,6 +500,27 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   std::fill(joint_newly_enabled.begin(), joint_newly_enabled.end(), char{0});
   dynamics_valid = false;
   return result;
+}
+
+// The work of the external impulses is done on the system (applied work);
+// the rest of the change of kinetic energy is what the constraint impulses
+// took (Carnot's loss for a plastic impact, zero for persisting workless
+// constraints): impact_energy.h.
+void System::Impl::book_impact_energy(std::span<const ExternalImpulse> external, VecX& state,
+                                      ImpulseResult& result) {
+  result.external_work = internal::external_impulse_work(external, kin, impact_velocities_before,
+                                                         layout.velocities(state));
+  result.kinetic_after = kinetic_energy();
+  double loss = result.kinetic_before + result.external_work - result.kinetic_after;
+  // a persisting workless constraint loses nothing: what is left of the
+  // balance at the level of the solve's round-off is not a loss
+  const double scale =
+      std::max({result.kinetic_before, result.kinetic_after, std::abs(result.external_work)});
+  if (std::abs(loss) <= 1e-12 * scale) loss = 0.0;
+  result.constraint_loss = loss;
+  state(layout.audit_offset() + kAuxAppliedWork) += result.external_work;
+  state(layout.audit_offset() + kAuxImpactLoss) += loss;
+  state(layout.audit_offset() + kAuxDissipated) += loss;
 }
 
 void System::set_energy_reference(double t, const VecX& y) {

@@ -185,6 +185,7 @@ void System::Impl::register_channels() {
                     const ForceContext ctx(kin, t);
                     return forces[f]->channel_value(static_cast<int>(k), ctx);
                   });
+      force_of_channel.back() = static_cast<int>(f);
     }
     if (forces[f]->has_stick_slip()) {
       // the friction force: -mode F_max slipping, the hold row's multiplier stuck

@@ -187,6 +187,11 @@ struct System::Impl {
   /// which are then taken over).
   bool is_current(double t, const VecX& y);
   void refresh_slots(const std::vector<Slot>& slots);
+  void order_kinematic_slots();
+  // constraints an event left off while the follower is behind them
+  // (system_pass_through.cpp)
+  void mark_event_switched_constraints();
+  void warn_passed_through(double t);
   MotionSample motion_sample(const DriverRuntime& d) const;
   void fill_lock_errors(int joint);
   double joint_angle(int j) const;        // unwrapped, with offset
@@ -217,6 +222,8 @@ struct System::Impl {
   void project_velocities(double t, VecX& y);
   ImpulseResult impact(double t, VecX& y, std::span<const ExternalImpulse> external,
                        bool impulsive_closure);
+  void book_impact_energy(std::span<const ExternalImpulse> external, VecX& state,
+                          ImpulseResult& result);
   /// Largest |Delta| over the active rows (dependent rows only if asked).
   double max_position_error(int* worst, bool include_dropped = false) const;
   void build_given_rows();
@@ -251,10 +258,12 @@ struct System::Impl {
   bool structure_dirty = true;
   int structure_version = 0;
   std::vector<RowInfo> row_info;
-  std::vector<int> instance_row;           // per instance: its first active row, or -1
-  std::vector<char> newly_active;          // per instance: closed since the last impact/assembly
-  std::vector<char> joint_newly_enabled;   // per joint: switched on since then
-  std::vector<char> joint_enabled_before;  // joint switches at the last rebuild
+  std::vector<int> instance_row;            // per instance: its first active row, or -1
+  std::vector<char> event_switched;         // per instance: the target of an event action
+  std::vector<char> passed_through_warned;  // per instance: warned once
+  std::vector<char> newly_active;           // per instance: closed since the last impact/assembly
+  std::vector<char> joint_newly_enabled;    // per joint: switched on since then
+  std::vector<char> joint_enabled_before;   // joint switches at the last rebuild
   std::vector<internal::RowBodies> row_bodies;
   std::vector<ConstraintRow> rows;
   internal::ConstraintJacobian D;  // a view of rows and row_bodies, rebound with them
@@ -269,6 +278,7 @@ struct System::Impl {
   VecX displacement_buffer;  // a Newton step of the positions, 6 per body
   VecX newton_buffer;
   VecX state_buffer;
+  VecX impact_velocities_before;  // u- of an impact, for the work of its external impulses
 
   // workspace of the last evaluation
   double t = 0.0;
@@ -302,6 +312,8 @@ struct System::Impl {
   std::deque<double> slot_storage;  // stable addresses for muParser
   double* time_slot = nullptr;
   std::unordered_map<std::string, double*> slot_by_name;
+  /// Refreshed in this order, a force element's channel after the channels
+  /// its formulas read (order_kinematic_slots).
   std::vector<Slot> kinematic_slots;
   std::vector<Slot> dynamic_slots;
 
@@ -311,6 +323,9 @@ struct System::Impl {
   std::vector<ChannelInfo> channel_info;
   std::vector<std::function<double()>> channel_getters;
   std::unordered_map<std::string, int> channel_index;
+  std::vector<int> force_of_channel;          // per channel: its force element, or -1
+  std::vector<std::vector<int>> force_reads;  // per force element: the channels it reads
+  int preparing_force = -1;                   // the element whose formulas bind slots now
 
   // load Jacobians (system_jacobian.cpp)
   ForceJacobian jacobian_work;

@@ -1,6 +1,7 @@
 // Saving and restoring what a run changes in a System (system_impl.h:
 // System::ModeSnapshot), so that a run continued from a copy is bitwise the
 // run continued in place.
+#include <algorithm>
 #include <stdexcept>
 
 #include "system_impl.h"
@@ -45,9 +46,11 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
 void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   Impl& s = *impl_;
   if (m.bodies != s.n || m.instance_count != s.instances.size() ||
-      m.force_enabled.size() != s.forces.size() || m.driver_offset.size() != s.drivers.size())
+      m.force_enabled.size() != s.forces.size() || m.driver_offset.size() != s.drivers.size() ||
+      m.live_joints.size() != s.live_joints.size())
     throw std::invalid_argument("restore: the snapshot was taken from a System of another model");
-  s.live_joints = m.live_joints;
+  // element-wise: force elements hold references to the live joints
+  std::copy(m.live_joints.begin(), m.live_joints.end(), s.live_joints.begin());
   for (std::size_t i = 0; i < s.instances.size(); ++i) {
     s.instances[i].enabled = m.instance_enabled[i];
     s.instances[i].constraint = m.instance_constraint[i];

@@ -99,6 +99,7 @@ void System::Impl::rebuild_structure() {
   rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   newton_buffer = VecX::Zero(static_cast<Eigen::Index>(m));
   displacement_buffer = VecX::Zero(layout.velocity_size());
+  impact_velocities_before = VecX::Zero(layout.velocity_size());
   state_buffer = VecX::Zero(layout.size());
   solver.analyse(row_bodies, n);
   ++structure_version;

@@ -143,7 +143,9 @@ class ForceBuildContext {
  public:
   virtual ~ForceBuildContext() = default;
   virtual const std::vector<Body>& bodies() const = 0;
-  /// The joint called `name`; throws ModelError naming `element` if there is none.
+  /// The joint called `name` as the System keeps it (the reference stays
+  /// valid for the System's life, and a capture joint's frames in it change
+  /// when the joint closes); throws ModelError naming `element` if there is none.
   virtual const Joint& joint(const std::string& name, const std::string& element,
                              const SourceLocation& where) const = 0;
   /// Compiles a formula of t and position/velocity channels.

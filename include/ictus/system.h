@@ -73,7 +73,12 @@ struct ImpulseResult {
   std::vector<std::string> non_unique;
   double kinetic_before = 0.0;  ///< before the external impulses
   double kinetic_after = 0.0;
-  double external_work = 0.0;       ///< kinetic energy the external impulses brought [J]
+  /// work of the external impulses [J]: each impulse times the mean velocity
+  /// of its point before and after the impact
+  double external_work = 0.0;
+  /// kinetic energy the constraint impulses took [J]; zero for persisting
+  /// workless constraints
+  double constraint_loss = 0.0;
   double condition_estimate = 1.0;  ///< pivot spread of S for the impact rows
 };
 

@@ -40,11 +40,7 @@ void JointSpringDamper::prepare(ForceBuildContext& ctx) {
                                  angle ? "rotation" : "translation"));
   base_ = j.base;
   follower_ = j.follower;
-  axis_base_ = j.frame_base.axes.col(2);
-  origin_follower_ = j.frame_follower.origin;
-  axes_base_ = j.frame_base.axes;
-  axes_follower_ = j.frame_follower.axes;
-  origin_base_ = j.frame_base.origin;
+  joint_frames_ = &j;
   q_ = ctx.bind_channel(joint_ + (angle ? ".angle" : ".x"), element_label(), where());
   q_rate_ = ctx.bind_channel(joint_ + (angle ? ".omega" : ".v"), element_label(), where());
 }
@@ -83,12 +79,12 @@ ForcePower JointSpringDamper::apply_part(const ForceContext& ctx, LoadAccumulato
 void JointSpringDamper::add(const ForceContext& ctx, LoadAccumulator& loads, double q_load) const {
   const BodyKinematics& kb = ctx.body(base_);
   const BodyKinematics& kf = ctx.body(follower_);
-  const Vec3 axis_W = kb.R_WB * axis_base_;
+  const Vec3 axis_W = kb.R_WB * axis_base();
   if (coordinate_ == Coordinate::kAngle) {
     loads.add_torque_W(follower_, kf, -q_load * axis_W);
     loads.add_torque_W(base_, kb, q_load * axis_W);
   } else {
-    const Vec3 p = kf.point(origin_follower_);
+    const Vec3 p = kf.point(origin_follower());
     loads.add_force_at(follower_, kf, -q_load * axis_W, p);
     loads.add_force_at(base_, kb, q_load * axis_W, p);
   }
@@ -105,10 +101,10 @@ void JointSpringDamper::add_jacobian(const ForceContext& ctx, ForceJacobian& J) 
   const Mat3& Rb = kb.R_WB;
   const Mat3& Rf = kf.R_WB;
   const Mat3 I = Mat3::Identity();
-  const Vec3 z = Rb * axis_base_;
+  const Vec3 z = Rb * axis_base();
   // dR = R [dtheta]x, so d(R a) = -R [a]x dtheta
   Mat3x12 Dz = Mat3x12::Zero();
-  Dz.block<3, 3>(0, 3) = -Rb * skew(axis_base_);
+  Dz.block<3, 3>(0, 3) = -Rb * skew(axis_base());
   Row12 Dq = Row12::Zero();     // dq/dx
   Row12 Dqdot = Row12::Zero();  // dq'/dx
   Row12 Jq = Row12::Zero();     // dq'/du: q' = Jq u, and the load is -Q Jq^T
@@ -119,9 +115,9 @@ void JointSpringDamper::add_jacobian(const ForceContext& ctx, ForceJacobian& J) 
     // q = atan2(x_f . y_b, x_f . x_b): dq = (dphi_f - dphi_b) . g with the
     // world rotation increments dphi = R dtheta and
     // g = (c (x_f x y_b) - s (x_f x x_b)) / (s^2 + c^2) (= z when aligned)
-    const Vec3 xb = Rb * axes_base_.col(0);
-    const Vec3 yb = Rb * axes_base_.col(1);
-    const Vec3 xf = Rf * axes_follower_.col(0);
+    const Vec3 xb = Rb * axes_base().col(0);
+    const Vec3 yb = Rb * axes_base().col(1);
+    const Vec3 xf = Rf * axes_follower().col(0);
     const double s = xf.dot(yb);
     const double c = xf.dot(xb);
     const Vec3 g = (c * xf.cross(yb) - s * xf.cross(xb)) / (s * s + c * c);
@@ -139,21 +135,21 @@ void JointSpringDamper::add_jacobian(const ForceContext& ctx, ForceJacobian& J) 
     // base: torque_B = Q a_b; follower: torque_B = -Q R_f^T z, and
     // d(R^T v) = [R^T v]x dtheta + R^T dv
     const Vec3 zf = Rf.transpose() * z;
-    Kq.block<3, 12>(3, 0) = axis_base_ * DQq;
+    Kq.block<3, 12>(3, 0) = axis_base() * DQq;
     Kq.block<3, 12>(9, 0) = -zf * DQq - Q * Rf.transpose() * Dz;
     Kq.block<3, 3>(9, 9) -= Q * skew(zf);
-    Kv.block<3, 12>(3, 0) = axis_base_ * DQv;
+    Kv.block<3, 12>(3, 0) = axis_base() * DQv;
     Kv.block<3, 12>(9, 0) = -zf * DQv;
   } else {
     // q = z . (P_f - O_b): P_f, O_b the frame origins, dP = [I, -R [o]x] dx
-    const Vec3 Pf = kf.point(origin_follower_);
-    const Vec3 Ob = kb.point(origin_base_);
+    const Vec3 Pf = kf.point(origin_follower());
+    const Vec3 Ob = kb.point(origin_base());
     Mat3x12 DPf = Mat3x12::Zero();
     DPf.block<3, 3>(0, 6) = I;
-    DPf.block<3, 3>(0, 9) = -Rf * skew(origin_follower_);
+    DPf.block<3, 3>(0, 9) = -Rf * skew(origin_follower());
     Mat3x12 DOb = Mat3x12::Zero();
     DOb.block<3, 3>(0, 0) = I;
-    DOb.block<3, 3>(0, 3) = -Rb * skew(origin_base_);
+    DOb.block<3, 3>(0, 3) = -Rb * skew(origin_base());
     Dq = (Pf - Ob).transpose() * Dz + z.transpose() * (DPf - DOb);
     // q' = z . Delta, Delta = V_f(o_f) - (v_b + w_b x d), d = P_f - p_b
     const Vec3 d = Pf - kb.p_W;
@@ -163,10 +159,10 @@ void JointSpringDamper::add_jacobian(const ForceContext& ctx, ForceJacobian& J) 
     Jq.segment<3>(0) = -z.transpose();
     Jq.segment<3>(3) = z.transpose() * Rb * skew(d_b);
     Jq.segment<3>(6) = z.transpose();
-    Jq.segment<3>(9) = -z.transpose() * Rf * skew(origin_follower_);
-    const Vec3 delta = kf.point_velocity(origin_follower_) - kb.velocity_at(Pf);
+    Jq.segment<3>(9) = -z.transpose() * Rf * skew(origin_follower());
+    const Vec3 delta = kf.point_velocity(origin_follower()) - kb.velocity_at(Pf);
     Mat3x12 Dvf = Mat3x12::Zero();  // V_f = v_f + R_f (w_B x o_f)
-    Dvf.block<3, 3>(0, 9) = -Rf * skew(kf.w_B.cross(origin_follower_));
+    Dvf.block<3, 3>(0, 9) = -Rf * skew(kf.w_B.cross(origin_follower()));
     Mat3x12 Dwb = Mat3x12::Zero();
     Dwb.block<3, 3>(0, 3) = -Rb * skew(kb.w_B);
     const Mat3x12 Ddelta = Dvf - (-skew(d) * Dwb + skew(kb.w_W) * Dd);
@@ -178,17 +174,17 @@ void JointSpringDamper::add_jacobian(const ForceContext& ctx, ForceJacobian& J) 
     const Mat3x12 Dff = -z * DQq - Q * Dz;
     const Mat3x12 Dffv = -z * DQv;
     Kq.block<3, 12>(6, 0) = Dff;
-    Kq.block<3, 12>(9, 0) = skew(origin_follower_) * Rf.transpose() * Dff;
-    Kq.block<3, 3>(9, 9) += skew(origin_follower_) * skew(Rf.transpose() * ff);
+    Kq.block<3, 12>(9, 0) = skew(origin_follower()) * Rf.transpose() * Dff;
+    Kq.block<3, 3>(9, 9) += skew(origin_follower()) * skew(Rf.transpose() * ff);
     Kv.block<3, 12>(6, 0) = Dffv;
-    Kv.block<3, 12>(9, 0) = skew(origin_follower_) * Rf.transpose() * Dffv;
+    Kv.block<3, 12>(9, 0) = skew(origin_follower()) * Rf.transpose() * Dffv;
     // base: force Q z at P_f, torque_B = Q (d_b x a_b), d_b = R_b^T d
     Mat3x12 Dd_b = Rb.transpose() * Dd;
     Dd_b.block<3, 3>(0, 3) += skew(d_b);
     Kq.block<3, 12>(0, 0) = -Dff;
-    Kq.block<3, 12>(3, 0) = d_b.cross(axis_base_) * DQq - Q * skew(axis_base_) * Dd_b;
+    Kq.block<3, 12>(3, 0) = d_b.cross(axis_base()) * DQq - Q * skew(axis_base()) * Dd_b;
     Kv.block<3, 12>(0, 0) = -Dffv;
-    Kv.block<3, 12>(3, 0) = d_b.cross(axis_base_) * DQv;
+    Kv.block<3, 12>(3, 0) = d_b.cross(axis_base()) * DQv;
   }
   const BodyIndex body[2] = {base_, follower_};
   for (int i = 0; i < 2; ++i)

@@ -6,13 +6,17 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "../text_util.h"
 #include "ictus/constraints/distance.h"
@@ -71,64 +75,121 @@ struct ParameterText {
   SourceLocation where;
 };
 
+// Resolves parameters that refer to each other: a depth-first walk with an
+// explicit stack (no recursion, so any depth of reference chain is safe) that
+// evaluates each parameter after the ones its formula names, in time linear in
+// the total length of the formulas.
 class ParameterResolver {
  public:
-  ParameterResolver(std::vector<std::pair<std::string, ParameterText>> texts)
-      : texts_(std::move(texts)) {}
+  /// `outer`: values the formulas may also name (the model's parameters and
+  /// the index, for the parameters of an instance).
+  explicit ParameterResolver(std::vector<std::pair<std::string, ParameterText>> texts,
+                             const internal::ParameterValues* outer = nullptr)
+      : texts_(std::move(texts)), outer_(outer) {
+    index_.reserve(texts_.size());
+    for (std::size_t i = 0; i < texts_.size(); ++i) index_.emplace(texts_[i].first, i);
+    dependencies_.resize(texts_.size());
+    for (std::size_t i = 0; i < texts_.size(); ++i)
+      for (const std::string& word : identifiers_in(texts_[i].second.text))
+        if (const auto it = index_.find(word); it != index_.end())
+          dependencies_[i].push_back(it->second);  // a self-reference is a cycle
+  }
 
   internal::ParameterValues resolve() {
-    for (const auto& [name, text] : texts_) resolve_one(name);
-    return values_;
+    std::vector<State> state(texts_.size(), State::kUnvisited);
+    std::vector<double> values(texts_.size(), 0.0);
+    struct Frame {
+      std::size_t parameter;
+      std::size_t next_dependency;
+    };
+    std::vector<Frame> stack;
+    for (std::size_t root = 0; root < texts_.size(); ++root) {
+      if (state[root] != State::kUnvisited) continue;
+      state[root] = State::kOnStack;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        Frame& top = stack.back();
+        const std::vector<std::size_t>& deps = dependencies_[top.parameter];
+        if (top.next_dependency < deps.size()) {
+          const std::size_t dep = deps[top.next_dependency++];
+          if (state[dep] == State::kOnStack) throw_cycle(stack, dep);
+          if (state[dep] == State::kUnvisited) {
+            state[dep] = State::kOnStack;
+            stack.push_back({dep, 0});
+          }
+          continue;
+        }
+        values[top.parameter] = evaluate(top.parameter, values);
+        state[top.parameter] = State::kResolved;
+        stack.pop_back();
+      }
+    }
+    internal::ParameterValues out;
+    for (std::size_t i = 0; i < texts_.size(); ++i)
+      out.emplace_hint(out.end(), texts_[i].first, values[i]);
+    return out;
   }
 
  private:
-  const ParameterText* find(const std::string& name) const {
-    for (const auto& [n, t] : texts_)
-      if (n == name) return &t;
-    return nullptr;
+  enum class State { kUnvisited, kOnStack, kResolved };
+
+  template <typename Stack>
+  [[noreturn]] void throw_cycle(const Stack& stack, std::size_t closing) const {
+    std::size_t from = 0;
+    while (stack[from].parameter != closing) ++from;
+    std::string chain;
+    for (std::size_t k = from; k < stack.size(); ++k)
+      chain += texts_[stack[k].parameter].first + " -> ";
+    const auto& [name, text] = texts_[closing];
+    throw ModelError(text.where, fmt::format("parameter '{}'", name),
+                     fmt::format("parameters refer to each other in a cycle: {}{}", chain, name));
   }
 
-  void resolve_one(const std::string& name) {
-    if (values_.count(name) != 0) return;
-    const ParameterText* text = find(name);
+  // Evaluates parameter i with the values of the parameters it names (all
+  // resolved by now), so each formula sees only what it mentions.
+  double evaluate(std::size_t i, const std::vector<double>& values) const {
+    const auto& [name, text] = texts_[i];
     const std::string element = fmt::format("parameter '{}'", name);
-    if (std::find(stack_.begin(), stack_.end(), name) != stack_.end()) {
-      std::string chain;
-      for (const std::string& s : stack_) chain += s + " -> ";
-      throw ModelError(text->where, element,
-                       fmt::format("parameters refer to each other in a cycle: {}{}", chain, name));
+    internal::ParameterValues known;
+    for (const std::size_t dep : dependencies_[i]) known.emplace(texts_[dep].first, values[dep]);
+    if (outer_ != nullptr)
+      for (const std::string& word : identifiers_in(text.text))
+        if (const auto it = outer_->find(word); it != outer_->end()) known.emplace(*it);
+    try {
+      return internal::evaluate_constant(Expression(text.text, text.where), known, element);
+    } catch (const ModelError&) {
+      // the other parameters stand in for suggestions ("did you mean") only
+      for (const auto& [n, t] : texts_) known.emplace(n, std::numeric_limits<double>::quiet_NaN());
+      if (outer_ != nullptr) known.insert(outer_->begin(), outer_->end());
+      (void)internal::evaluate_constant(Expression(text.text, text.where), known, element);
+      throw;
     }
-    stack_.push_back(name);
-    // resolve the parameters this formula mentions first
-    for (const std::string& word : identifiers_in(text->text)) {
-      if (find(word) != nullptr) resolve_one(word);  // a self-reference is a cycle
-    }
-    // parameters this formula does not mention stand in for suggestions only
-    internal::ParameterValues known = values_;
-    for (const auto& [n, t] : texts_)
-      if (n != name) known.emplace(n, std::numeric_limits<double>::quiet_NaN());
-    values_[name] =
-        internal::evaluate_constant(Expression(text->text, text->where), known, element);
-    stack_.pop_back();
   }
 
   std::vector<std::pair<std::string, ParameterText>> texts_;
-  internal::ParameterValues values_;
-  std::vector<std::string> stack_;
+  const internal::ParameterValues* outer_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<std::vector<std::size_t>> dependencies_;
 };
 
-void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides, FileContext& ctx,
-                     Model& model) {
-  std::vector<std::pair<std::string, ParameterText>> texts;
+using ParameterTexts = std::vector<std::pair<std::string, ParameterText>>;
+
+// The names and formulas of a `parameters` mapping, checked.
+ParameterTexts read_parameter_texts(const YAML::Node& node, const FileContext& ctx) {
+  ParameterTexts texts;
   if (node) {
     const MapReader check(node, ctx, "parameters");  // validates the mapping
     for (const auto& kv : node) {
-      const std::string name = kv.first.as<std::string>();
+      const std::string name = kv.first.Scalar();
       const std::string element = fmt::format("parameter '{}'", name);
       if (!is_identifier(name))
         throw ModelError(ctx.at(kv.first), element,
                          "parameter names must start with a letter or '_' and contain only "
                          "letters, digits and '_'");
+      if (name.size() > internal::kMaxNameLength)
+        throw ModelError(ctx.at(kv.first), fmt::format("parameter '{}...'", name.substr(0, 20)),
+                         fmt::format("a parameter name has at most {} characters, this one has {}",
+                                     internal::kMaxNameLength, name.size()));
       if (internal::is_reserved_name(name))
         throw ModelError(ctx.at(kv.first), element,
                          fmt::format("'{}' is reserved (time, constants and functions)", name));
@@ -139,9 +200,15 @@ void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides
       texts.push_back({name, {kv.second.Scalar(), ctx.text_at(kv.second)}});
     }
   }
+  return texts;
+}
+
+void read_parameters(const YAML::Node& node, const ParameterOverrides& overrides, FileContext& ctx,
+                     Model& model) {
+  ParameterTexts texts = read_parameter_texts(node, ctx);
   for (const auto& [name, value] : overrides) {
-    auto it =
-        std::find_if(texts.begin(), texts.end(), [&](const auto& p) { return p.first == name; });
+    auto it = std::find_if(texts.begin(), texts.end(),
+                           [&name = name](const auto& p) { return p.first == name; });
     if (it == texts.end()) {
       std::vector<std::string> names;
       for (const auto& p : texts) names.push_back(p.first);
@@ -172,7 +239,10 @@ Mat3 read_inertia(const YAML::Node& node, const FileContext& ctx, const std::str
     return j;
   }
   if (node.IsSequence() && node.size() == 3) {
-    j.diagonal() << num(node[0]), num(node[1]), num(node[2]);
+    // each number read before it is stored: an Eigen comma initializer left
+    // unfinished by an exception asserts
+    for (std::size_t k = 0; k < 3; ++k)
+      j(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(k)) = num(node[k]);
     return j;
   }
   if (node.IsSequence() && node.size() == 6) {
@@ -238,7 +308,7 @@ void read_bodies(const YAML::Node& node, const FileContext& ctx, Model& model) {
   if (!node) return;
   const MapReader check(node, ctx, "bodies");
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("body '{}'", name);
     MapReader r(kv.second, ctx, element);
     Body b;
@@ -318,7 +388,7 @@ std::pair<std::string, std::string> read_pair(MapReader& r, const std::string& k
   if (!n.IsSequence() || n.size() != 2 || !n[0].IsScalar() || !n[1].IsScalar())
     throw ModelError(r.context().at(n), r.element(),
                      fmt::format("'{}' must be {}, got {}", key, expected, internal::describe(n)));
-  return {n[0].Scalar(), n[1].Scalar()};
+  return {r.context().text(n[0]), r.context().text(n[1])};
 }
 
 // Builds the elementary constraints of a 'custom' joint (world geometry at t0).
@@ -401,7 +471,7 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
   static const std::set<std::string> kNeedAxis = {"revolute", "prismatic", "cylindrical",
                                                   "planar",   "universal", "point_on_line"};
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("joint '{}'", name);
     MapReader r(kv.second, ctx, element);
     Joint joint;
@@ -517,7 +587,7 @@ void read_drivers(const YAML::Node& node, const FileContext& ctx, Model& model,
   if (!node) return;
   const MapReader check(node, ctx, "drivers");
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("driver '{}'", name);
     MapReader r(kv.second, ctx, element);
     Driver d;
@@ -658,7 +728,7 @@ void read_forces(const YAML::Node& node, const FileContext& ctx, Model& model,
   std::vector<std::string> types;
   for (const auto& [type, reader] : force_readers()) types.push_back(type);
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("force '{}'", name);
     MapReader r(kv.second, ctx, element);
     const std::string type = r.required_string("type", "a force type");
@@ -718,7 +788,7 @@ std::vector<Action> read_actions(const YAML::Node& node, const FileContext& ctx,
       const YAML::Node target = a.begin()->second;
       if ((verb == "enable" || verb == "disable") && target.IsScalar()) {
         out.push_back(make(verb == "enable" ? Action::Kind::kEnable : Action::Kind::kDisable,
-                           target.Scalar(), ctx.at(target)));
+                           ctx.text(target), ctx.at(target)));
         return;
       }
       if (verb == "impulse") {
@@ -744,7 +814,7 @@ void read_events(const YAML::Node& node, const FileContext& ctx, Model& model) {
   if (!node) return;
   const MapReader check(node, ctx, "events");
   for (const auto& kv : node) {
-    const std::string name = kv.first.as<std::string>();
+    const std::string name = ctx.text(kv.first);
     const std::string element = fmt::format("event '{}'", name);
     if (!is_identifier(name))  // dotted names are reserved for generated events
       throw ModelError(ctx.at(kv.first), element,
@@ -770,12 +840,12 @@ void read_initial_velocities(const YAML::Node& node, const FileContext& ctx, Mod
   const MapReader check(node, ctx, "initial_velocities");
   for (const auto& kv : node) {
     GivenVelocity g;
-    g.channel = kv.first.as<std::string>();
+    g.channel = ctx.text(kv.first);
     g.where = ctx.at(kv.first);
     if (!kv.second.IsScalar())
       throw ModelError(ctx.at(kv.second), "initial_velocities",
                        fmt::format("'{}' must be a number or formula", g.channel));
-    g.value = Expression(kv.second.Scalar(), ctx.text_at(kv.second));
+    g.value = Expression(ctx.text(kv.second), ctx.text_at(kv.second));
     model.add_given_velocity(std::move(g));
   }
 }
@@ -894,7 +964,7 @@ void read_markers(const YAML::Node& node, const FileContext& ctx, Model& model) 
   const MapReader check(node, ctx, "markers");
   for (const auto& kv : node) {
     Marker m;
-    m.name = kv.first.as<std::string>();
+    m.name = ctx.text(kv.first);
     m.where = ctx.at(kv.first);
     const std::string element = fmt::format("marker '{}'", m.name);
     MapReader r(kv.second, ctx, element);
@@ -918,6 +988,201 @@ void read_stabilisation(const YAML::Node& node, const FileContext& ctx, Model& m
   r.finish();
 }
 
+// ---------------------------------------------------------------------------
+// instances: `repeat` blocks and `include`s (docs/model-file.md, "Repetition")
+
+// The sections an instance may have, read in the order of the model's own.
+const std::vector<std::string> kInstanceSections = {
+    "bodies", "markers", "joints", "drivers", "forces", "events", "initial_velocities"};
+
+constexpr int kMaxInstances = 10000;
+constexpr std::uintmax_t kMaxIncludedBytes = 16u << 20;
+
+// One instance: its sections (of the model file or of an included file), and
+// the context they are read in (file, parameters, the instance's name).
+struct Instance {
+  YAML::Node sections;
+  FileContext ctx;
+  std::unique_ptr<MapReader> reader;    // the section keys still to be read
+  std::vector<std::string> other_keys;  // of the block or file, read elsewhere
+};
+
+// `error` again, naming the instance it comes from.
+ModelError in_instance(const ModelError& error, const std::string& instance) {
+  if (error.detail().find(instance) != std::string::npos ||
+      error.element().find(instance) != std::string::npos)
+    return error;
+  return ModelError(error.where(), error.element(),
+                    fmt::format("{} (in {})", error.detail(), instance));
+}
+
+// An included file: a mapping of `parameters` (defaults) and sections.
+YAML::Node load_included(const YAML::Node& file_node, const FileContext& ctx,
+                         const std::string& element, std::string& path_out) {
+  const std::string name = ctx.text(file_node);
+  const std::filesystem::path base = std::filesystem::path(ctx.file).parent_path();
+  const std::filesystem::path path = base / name;
+  path_out = path.lexically_normal().string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw ModelError(ctx.at(file_node), element,
+                     fmt::format("cannot include '{}': no such file (paths are relative to the "
+                                 "including file's directory)",
+                                 path_out));
+  if (std::filesystem::file_size(path, ec) > kMaxIncludedBytes)
+    throw ModelError(ctx.at(file_node), element,
+                     fmt::format("cannot include '{}': larger than 16 MB", path_out));
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!in && !in.eof())
+    throw ModelError(ctx.at(file_node), element, fmt::format("cannot read '{}'", path_out));
+  YAML::Node root;
+  try {
+    root = YAML::Load(buffer.str());
+  } catch (const YAML::Exception& e) {
+    throw ModelError({path_out, e.mark.line + 1, e.mark.column + 1}, element,
+                     fmt::format("not valid YAML: {}", e.msg));
+  }
+  if (!root.IsMap())
+    throw ModelError(
+        {path_out, 1, 1}, element,
+        fmt::format("an included file is a mapping of 'parameters' and sections "
+                    "({}), got {}",
+                    internal::join_names(kInstanceSections), internal::describe(root)));
+  return root;
+}
+
+// Adds the instances of one `repeat` block or `include` entry. `block` holds
+// `parameters` (per instance) and either `include` (a file) or the sections.
+void add_instances(const YAML::Node& block, const FileContext& ctx, const std::string& element,
+                   bool repeated, std::vector<std::unique_ptr<Instance>>& out) {
+  MapReader r(block, ctx, element);
+  std::string index;
+  int count = 1;
+  if (repeated) {
+    index = r.string("index", "i");
+    if (!is_identifier(index) || internal::is_reserved_name(index) ||
+        ctx.parameters.count(index) != 0)
+      throw ModelError(r.has("index") ? ctx.at(r.get("index")) : r.where(), element,
+                       fmt::format("'index' must be a new name (not a parameter, not reserved), "
+                                   "got '{}'",
+                                   index));
+    const double n = r.required_number("count");
+    if (!(n >= 0.0 && n <= kMaxInstances && n == std::floor(n)))
+      throw ModelError(
+          ctx.at(r.get("count")), element,
+          fmt::format("'count' must be a whole number from 0 to {}, got {}", kMaxInstances, n));
+    count = static_cast<int>(n);
+  }
+  // the sections: an included file's, or the block's own
+  std::string file = ctx.file;
+  ParameterTexts defaults;
+  FileContext file_ctx;
+  const bool included = r.has(repeated ? "include" : "file");
+  // (initialised once: assigning to a yaml-cpp node overwrites the node it refers to)
+  const YAML::Node sections =
+      included ? load_included(r.get(repeated ? "include" : "file"), ctx, element, file) : block;
+  if (included) {
+    file_ctx.file = file;
+    MapReader check(sections, file_ctx, "included file");
+    defaults = read_parameter_texts(check.get("parameters"), file_ctx);
+    for (const std::string& key : kInstanceSections) (void)check.get(key);
+    (void)check.get("description");
+    check.finish();
+  } else if (!repeated) {
+    (void)r.required("file", "the file to include");
+  }
+  // inline, the block's parameters are the instance's own (they may name
+  // each other, the index and the model's parameters); for an included file
+  // they are arguments, computed in the including file (so `length: length`
+  // passes the model's length), that replace the file's defaults
+  const ParameterTexts given = read_parameter_texts(r.get("parameters"), ctx);
+  std::set<std::string> default_names;
+  for (const auto& p : defaults) default_names.insert(p.first);
+  if (included)
+    for (const auto& [name, text] : given)
+      if (default_names.count(name) == 0) {
+        const std::vector<std::string> names(default_names.begin(), default_names.end());
+        throw ModelError(text.where, element,
+                         fmt::format("the included file has no parameter '{}'{}; its "
+                                     "parameters are: {}",
+                                     name, internal::did_you_mean(name, names),
+                                     internal::join_names(names, 40)));
+      }
+  ParameterTexts own;  // resolved in the instance
+  if (included) {
+    for (const auto& p : defaults)
+      if (std::none_of(given.begin(), given.end(),
+                       [&p](const auto& g) { return g.first == p.first; }))
+        own.push_back(p);
+  } else {
+    own = given;
+    for (const std::string& key : kInstanceSections) (void)r.get(key);
+  }
+  r.finish();
+  for (int k = 0; k < count; ++k) {
+    auto inst = std::make_unique<Instance>();
+    inst->sections = sections;
+    inst->ctx.file = file;
+    internal::ParameterValues outer = ctx.parameters;
+    if (repeated) outer[index] = k;
+    inst->ctx.instance = repeated ? fmt::format("{} with {} = {}", element, index, k) : element;
+    try {
+      internal::ParameterValues scope = outer;
+      if (included)
+        for (const auto& [name, text] : given)
+          scope[name] = internal::evaluate_constant(Expression(text.text, text.where), outer,
+                                                    fmt::format("parameter '{}'", name));
+      internal::ParameterValues values = ParameterResolver(own, &scope).resolve();
+      for (auto& [name, value] : scope) values.insert({name, value});  // own ones first
+      inst->ctx.parameters = std::move(values);
+    } catch (const ModelError& e) {
+      throw in_instance(e, inst->ctx.instance);
+    }
+    inst->reader = std::make_unique<MapReader>(inst->sections, inst->ctx, inst->ctx.instance);
+    inst->other_keys = included ? std::vector<std::string>{"parameters", "description"}
+                                : std::vector<std::string>{"index", "count", "parameters"};
+    out.push_back(std::move(inst));
+  }
+}
+
+std::vector<std::unique_ptr<Instance>> read_instances(MapReader& top, const FileContext& ctx) {
+  std::vector<std::unique_ptr<Instance>> out;
+  if (const YAML::Node repeat = top.get("repeat")) {
+    const MapReader check(repeat, ctx, "repeat");
+    for (const auto& kv : repeat)
+      add_instances(kv.second, ctx, fmt::format("repeat '{}'", kv.first.Scalar()), true, out);
+  }
+  if (const YAML::Node include = top.get("include")) {
+    const MapReader check(include, ctx, "include");
+    for (const auto& kv : include)
+      add_instances(kv.second, ctx, fmt::format("include '{}'", kv.first.Scalar()), false, out);
+  }
+  if (out.size() > static_cast<std::size_t>(kMaxInstances))
+    throw ModelError(
+        top.where(), "model",
+        fmt::format("more than {} instances of repeat blocks and includes", kMaxInstances));
+  return out;
+}
+
+// Reads one section of every instance; an error names the instance.
+template <typename Read>
+void read_in_instances(const std::vector<std::unique_ptr<Instance>>& instances,
+                       const std::string& key, Read read) {
+  for (const auto& inst : instances) {
+    try {
+      read(inst->reader->get(key), inst->ctx);
+    } catch (const ModelError& e) {
+      throw in_instance(e, inst->ctx.instance);
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+Model read_model(const YAML::Node& root, FileContext& ctx, const ParameterOverrides& overrides);
 }  // namespace
 
 Model parse_model(const std::string& text, const std::string& source_name,
@@ -939,6 +1204,19 @@ Model parse_model(const std::string& text, const std::string& source_name,
                                  "'joints', got {}",
                                  internal::describe(root)));
   }
+  try {
+    return read_model(root, ctx, overrides);
+  } catch (const YAML::Exception& e) {
+    // an access the readers did not guard: still a located message
+    throw ModelError({source_name, e.mark.line + 1, e.mark.column + 1}, "",
+                     fmt::format("cannot read this part of the model: {}", e.msg));
+  }
+}
+
+namespace {
+
+Model read_model(const YAML::Node& root, FileContext& ctx, const ParameterOverrides& overrides) {
+  const std::string& source_name = ctx.file;
   MapReader top(root, ctx, "model");
   Model model;
   model.set_name(top.string("name", source_name));
@@ -950,15 +1228,27 @@ Model parse_model(const std::string& text, const std::string& source_name,
   read_parameters(top.get("parameters"), overrides, ctx, model);
   if (const YAML::Node g = top.get("gravity"))
     model.set_gravity(internal::read_vec3(g, ctx, "gravity", "gravity"), ctx.at(g));
-  read_bodies(top.get("bodies"), ctx, model);
-  read_markers(top.get("markers"), ctx, model);
+  const std::vector<std::unique_ptr<Instance>> instances = read_instances(top, ctx);
+  // each section of the model, then the same section of every instance
+  // (a joint may connect bodies of the model and of instances)
   std::vector<Event> generated;
-  read_joints(top.get("joints"), ctx, model, generated);
-  read_drivers(top.get("drivers"), ctx, model, generated);
-  read_forces(top.get("forces"), ctx, model, generated);
+  auto section = [&](const std::string& key, auto read) {
+    read(top.get(key), ctx);
+    read_in_instances(instances, key, read);
+  };
+  section("bodies", [&](const YAML::Node& n, const FileContext& c) { read_bodies(n, c, model); });
+  section("markers", [&](const YAML::Node& n, const FileContext& c) { read_markers(n, c, model); });
+  section("joints",
+          [&](const YAML::Node& n, const FileContext& c) { read_joints(n, c, model, generated); });
+  section("drivers",
+          [&](const YAML::Node& n, const FileContext& c) { read_drivers(n, c, model, generated); });
+  section("forces",
+          [&](const YAML::Node& n, const FileContext& c) { read_forces(n, c, model, generated); });
   for (Event& e : generated) model.add_event(std::move(e));
-  read_events(top.get("events"), ctx, model);
-  read_initial_velocities(top.get("initial_velocities"), ctx, model);
+  section("events", [&](const YAML::Node& n, const FileContext& c) { read_events(n, c, model); });
+  section("initial_velocities",
+          [&](const YAML::Node& n, const FileContext& c) { read_initial_velocities(n, c, model); });
+  for (const auto& inst : instances) inst->reader->finish(inst->other_keys);
   read_simulate(top.get("simulate"), ctx, model);
   read_summary(top.get("summary"), ctx, model);
   YAML::Node stab = top.get("stabilisation");
@@ -973,6 +1263,8 @@ Model parse_model(const std::string& text, const std::string& source_name,
   }
   return model;
 }
+
+}  // namespace
 
 Model load_model(const std::string& path, const ParameterOverrides& overrides) {
   if (std::filesystem::is_directory(path))

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <unordered_set>
 
 #include "../text_util.h"
 
@@ -21,6 +23,66 @@ SourceLocation FileContext::text_at(const YAML::Node& node) const {
   // quoted scalars carry the tag "!"; their text starts after the quote
   if (node.IsScalar() && node.Tag() == "!" && where.column > 0) ++where.column;
   return where;
+}
+
+namespace {
+
+bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+}  // namespace
+
+std::string FileContext::text(const YAML::Node& node) const {
+  const std::string& raw = node.Scalar();
+  if (instance.empty() || raw.find('$') == std::string::npos) return raw;
+  const SourceLocation where = text_at(node);
+  auto located = [&](std::size_t pos) {
+    SourceLocation w = where;
+    if (w.column > 0) w.column += static_cast<int>(pos);
+    return w;
+  };
+  const std::string element = fmt::format("'{}' in {}", raw, instance);
+  std::string out;
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    if (raw[i] != '$') {
+      out += raw[i++];
+      continue;
+    }
+    if (i + 1 < raw.size() && raw[i + 1] == '$') {
+      out += '$';
+      i += 2;
+      continue;
+    }
+    std::string formula;
+    std::size_t end = i + 1;
+    if (end < raw.size() && raw[end] == '(') {
+      int depth = 0;
+      for (; end < raw.size(); ++end) {
+        if (raw[end] == '(') ++depth;
+        if (raw[end] == ')' && --depth == 0) break;
+      }
+      if (end == raw.size()) throw ModelError(located(i), element, "'$(' without its closing ')'");
+      formula = raw.substr(i + 2, end - i - 2);
+      ++end;
+    } else {
+      while (end < raw.size() && is_name_char(raw[end])) ++end;
+      formula = raw.substr(i + 1, end - i - 1);
+      if (formula.empty() || !is_name_start(formula[0]))
+        throw ModelError(located(i), element,
+                         "'$' is followed by a parameter name or a formula in parentheses, "
+                         "$name or $(formula); write $$ for a '$'");
+    }
+    const double value =
+        evaluate_constant(Expression(formula, located(i + 1)), parameters, element);
+    out += fmt::format("{}", value);
+    i = end;
+  }
+  return out;
 }
 
 std::string describe(const YAML::Node& node) {
@@ -44,7 +106,7 @@ double read_number(const YAML::Node& node, const FileContext& ctx, const std::st
     throw ModelError(
         ctx.at(node), element,
         fmt::format("'{}' must be a number or a formula, got {}", what, describe(node)));
-  const std::string& text = node.Scalar();
+  const std::string text = ctx.text(node);
   double value = 0.0;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
@@ -97,7 +159,7 @@ Expression read_expression(const YAML::Node& node, const FileContext& ctx,
   if (!node.IsScalar() || node.Scalar().empty())
     throw ModelError(ctx.at(node), element,
                      fmt::format("'{}' must be a formula, got {}", what, describe(node)));
-  return Expression(node.Scalar(), ctx.text_at(node));
+  return Expression(ctx.text(node), ctx.text_at(node));
 }
 
 MapReader::MapReader(const YAML::Node& node, const FileContext& ctx, std::string element)
@@ -105,15 +167,14 @@ MapReader::MapReader(const YAML::Node& node, const FileContext& ctx, std::string
   if (!node.IsMap())
     throw ModelError(ctx.at(node), element_,
                      fmt::format("expected a mapping of keys to values, got {}", describe(node)));
-  std::vector<std::string> seen;
+  std::unordered_set<std::string> seen;
   for (const auto& kv : node) {
     if (!kv.first.IsScalar())
       throw ModelError(ctx.at(kv.first), element_,
                        fmt::format("keys must be names, got {}", describe(kv.first)));
     const std::string key = kv.first.as<std::string>();
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+    if (!seen.insert(key).second)
       throw ModelError(ctx.at(kv.first), element_, fmt::format("key '{}' appears twice", key));
-    seen.push_back(key);
   }
 }
 
@@ -177,7 +238,7 @@ std::string MapReader::string(const std::string& key, const std::string& fallbac
   if (!n.IsScalar())
     throw ModelError(ctx_.at(n), element_,
                      fmt::format("'{}' must be a name, got {}", key, describe(n)));
-  return n.Scalar();
+  return ctx_.text(n);
 }
 
 std::string MapReader::required_string(const std::string& key, const std::string& expected) {
@@ -185,7 +246,7 @@ std::string MapReader::required_string(const std::string& key, const std::string
   if (!n.IsScalar())
     throw ModelError(ctx_.at(n), element_,
                      fmt::format("'{}' must be {}, got {}", key, expected, describe(n)));
-  return n.Scalar();
+  return ctx_.text(n);
 }
 
 Vec3 MapReader::vec3(const std::string& key, const Vec3& fallback) {

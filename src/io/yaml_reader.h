@@ -15,14 +15,21 @@
 
 namespace ictus::internal {
 
-/// File name and resolved parameters shared by all readers of one file.
+/// File name and resolved parameters shared by all readers of one file, or
+/// of one instance of a `repeat` block or an `include` (docs/model-file.md).
 struct FileContext {
   std::string file;
   ParameterValues parameters;
+  /// In an instance: how to name it in messages ("repeat 'cyl' with i = 3");
+  /// its names and formulas have `$name` and `$(formula)` replaced by values.
+  std::string instance;
 
   SourceLocation at(const YAML::Node& node) const;
   /// Location of the first character of a scalar's text (after a quote).
   SourceLocation text_at(const YAML::Node& node) const;
+  /// A scalar's text; in an instance with `$name` and `$(formula)` replaced
+  /// by their values (shortest exact decimal form; `$$` is a `$`).
+  std::string text(const YAML::Node& node) const;
 };
 
 /// A YAML mapping describing one element. Keys are looked up by name; keys

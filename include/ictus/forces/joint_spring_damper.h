@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ictus/force.h"
+#include "ictus/joint.h"
 
 namespace ictus {
 
@@ -73,11 +74,14 @@ class JointSpringDamper final : public ForceElement {
   // resolved by prepare()
   BodyIndex base_ = kGround;
   BodyIndex follower_ = kGround;
-  Vec3 axis_base_ = Vec3::UnitZ();
-  Vec3 origin_follower_ = Vec3::Zero();
-  Mat3 axes_base_ = Mat3::Identity();      // joint frame axes, base coordinates
-  Mat3 axes_follower_ = Mat3::Identity();  // ... follower coordinates
-  Vec3 origin_base_ = Vec3::Zero();
+  // The System's joint, read at every use: a capture joint retakes its
+  // follower frame when it closes, and the spring acts in the new frame.
+  const Joint* joint_frames_ = nullptr;
+  Vec3 axis_base() const { return joint_frames_->frame_base.axes.col(2); }
+  const Vec3& origin_follower() const { return joint_frames_->frame_follower.origin; }
+  const Mat3& axes_base() const { return joint_frames_->frame_base.axes; }  // base coordinates
+  const Mat3& axes_follower() const { return joint_frames_->frame_follower.axes; }
+  const Vec3& origin_base() const { return joint_frames_->frame_base.origin; }
   const double* q_ = nullptr;
   const double* q_rate_ = nullptr;
 };
