@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -213,22 +214,33 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   return stop;
 }
 
-// The sign each condition has just after the instant t (state y): its value
-// a moment later on the tangent of the motion, y + delta y'. At a root g is
-// zero up to round-off; what matters is the side the motion takes next
-// (a pendulum's rate keeps rising, a rebounding body leaves the wall).
-void Simulation::settle_conditions(double t, const VecX& y) {
+// A moment after the instant t along the tangent of the motion: y + delta y'
+// (ahead_), where settle_conditions and the event iteration read the
+// direction in which each condition moves.
+double Simulation::look_ahead(double t, const VecX& y) {
   const double delta = 1e-9 * std::max(1.0, std::abs(t));
   system_.derivative(t, y, rate_);
   ahead_ = y + delta * rate_;
-  for (EventState& e : events_) {
-    if (!e.armed) continue;
-    const double now = event_function(e, t, y);
-    const double next = event_function(e, t + delta, ahead_);
-    // trust the present value unless it is at round-off level of the change
-    e.g_last = std::abs(now) > 1e3 * std::abs(next - now) ? now : next;
-    if (e.g_last == 0.0) e.g_last = now;
-  }
+  return delta;
+}
+
+// The side condition e takes just after t (look_ahead done at t, y): its
+// value, unless that is a root up to round-off, then the sign of its rate
+// (root_finding.h, side_just_after). A pendulum's rate keeps rising, a
+// rebounding body leaves the wall, a ball set moving by an impact leaves the
+// contact it touched at zero gap; a second root a moment later is not
+// stepped over (issue 9, defect 3).
+double Simulation::side_after(const EventState& e, double t, const VecX& y, double delta) {
+  const double now = event_function(e, t, y);
+  const double next = event_function(e, t + delta, ahead_);
+  return internal::side_just_after(now, next - now);
+}
+
+// The sign each condition has just after the instant t (state y).
+void Simulation::settle_conditions(double t, const VecX& y) {
+  const double delta = look_ahead(t, y);
+  for (EventState& e : events_)
+    if (e.armed) e.g_last = side_after(e, t, y, delta);
 }
 
 // Start of a run: conditions, assembly, and what happens at t0.
@@ -451,10 +463,15 @@ void Simulation::advance(double target) {
           // stick/slip elements first: their switches change the forces
           if (round == 0 && !switching_->empty())
             element_switches_ += switching_->apply(t_event, y_event, false);
+          // after actions the side is judged a moment later: a condition that
+          // they leave at exactly zero (a gap closed at rest that an impulse
+          // starts to close) crosses now if its rate takes it across
+          const double delta = round > 0 ? look_ahead(t_event, y_event) : 0.0;
           std::vector<const EventState*> firing;
           for (EventState& e : events_) {
             if (!e.armed) continue;
-            const double g = event_function(e, t_event, y_event);
+            const double g = round > 0 ? side_after(e, t_event, y_event, delta)
+                                       : event_function(e, t_event, y_event);
             const bool rising = e.g_last <= 0.0 && g > 0.0;
             const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
             if (rising || falling) {

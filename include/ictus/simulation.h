@@ -117,6 +117,8 @@ class Simulation final {
   std::vector<const EventState*> initial_events(double t, const VecX& y);
   bool start(bool with_observers);
   void settle_conditions(double t, const VecX& y);
+  double look_ahead(double t, const VecX& y);
+  double side_after(const EventState& e, double t, const VecX& y, double delta);
   void log_warnings();
   /// Steps until t_ reaches `target` (<= until) or the run stops.
   void advance(double target);
