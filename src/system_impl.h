@@ -17,8 +17,10 @@
 
 #include "compiled_expression.h"
 #include "constraint_jacobian.h"
+#include "constraint_rank.h"
 #include "ictus/compiled_model.h"
 #include "ictus/system.h"
+#include "kkt_solver.h"
 #include "schur_solver.h"
 
 namespace ictus {
@@ -261,6 +263,19 @@ struct System::Impl {
   std::vector<char> dropped;
   std::vector<JointRows> joint_rows;
   internal::SchurSolver solver;
+  internal::ConstraintRank rank;  // which rows are dependent, on the geometry of D
+  // Schur pivot ratio below which the geometry is asked again whether the
+  // kept rows are independent (small pivots may come from inertia alone)
+  static constexpr double kSchurCheck = 1e-6;
+  double geometric_check_below = kSchurCheck;
+  // smallest pivot ratio of S times the squared geometric condition below
+  // which the inertia, not the geometry, spoils S
+  static constexpr double kInertiaIllConditioning = 1e-4;
+  // S is ill-conditioned by the inertia alone: accelerations from the KKT
+  // system (kkt_solver.h) for this structure
+  bool inertia_ill_conditioned = false;
+  internal::KktSolver kkt;
+  VecX kkt_rhs;  // gamma - Baumgarte terms per row
   std::vector<std::string> warnings;
   /// Per dropped row, a self-stress: (row, multiplier) pairs with D^T p = 0,
   /// the dropped row first, then the rows it depends on.

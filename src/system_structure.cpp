@@ -101,6 +101,10 @@ void System::Impl::rebuild_structure() {
   displacement_buffer = VecX::Zero(layout.velocity_size());
   state_buffer = VecX::Zero(layout.size());
   solver.analyse(row_bodies, n);
+  rank.analyse(row_bodies, n);
+  geometric_check_below = kSchurCheck;
+  inertia_ill_conditioned = false;
+  kkt_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   ++structure_version;
   structure_dirty = false;
   if (adopt_redundancy != nullptr && adopt_redundancy->dropped.size() == m) {
@@ -115,7 +119,12 @@ void System::Impl::rebuild_structure() {
 void System::Impl::detect_redundancy() {
   self_stress.clear();
   compute_rows();
-  solver.eliminate_dependent_rows(rows, inverse_mass, dropped);
+  // which rows depend on the others is decided on D alone (constraint_rank.h)
+  const std::vector<char> none(rows.size(), 0);
+  rank.find_dependent_rows(rows, row_bodies, none, dropped);
+  geometric_check_below = kSchurCheck;
+  solver.assemble(rows, inverse_mass, dropped);
+  solver.factorize();
   // which kept rows each dropped row depends on: solve S c = D M^-1 D_r^T
   const auto m = static_cast<Eigen::Index>(rows.size());
   std::vector<std::string> dropped_names;
@@ -264,7 +273,10 @@ StructureReport System::Impl::report() {
   }
   rep.non_unique_reactions.assign(affected.begin(), affected.end());
   rep.non_unique_components = non_unique_components();
-  rep.condition_estimate = solver.pivot_spread(dropped);
+  // the condition of the scaled D of the independent rows (constraint_rank.h):
+  // geometry only, whatever the inertia
+  rank.independent(rows, row_bodies, dropped);
+  rep.condition_estimate = rank.condition();
   int worst = -1;
   rep.max_position_violation = max_position_error(&worst, true);
   if (worst >= 0) rep.worst_row = row_name(worst);
