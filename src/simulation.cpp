@@ -243,6 +243,26 @@ void Simulation::settle_conditions(double t, const VecX& y) {
     if (e.armed) e.g_last = side_after(e, t, y, delta);
 }
 
+// A fixed step beyond the stability limit of the method for this model makes
+// the state grow geometrically until something overflows, which then shows
+// as a failed formula or a "singular" constraint set: say what happened
+// instead (issue 13 defect 6). Adaptive methods control their step and are
+// not judged. `growth` is the factor over the state's size at the start above
+// which the values count as grown without bound.
+std::optional<SimulationError> Simulation::divergence(double t, const VecX& y,
+                                                      double growth) const {
+  const SimulationSettings& s = system_.model().settings();
+  const auto& keys = stepper_option_keys(s.integrator.name);
+  if (std::find(keys.begin(), keys.end(), "step") == keys.end()) return std::nullopt;
+  const double size = y.allFinite() ? y.cwiseAbs().maxCoeff() : HUGE_VAL;
+  if (!(size > growth * state_scale_)) return std::nullopt;
+  return SimulationError(
+      t, fmt::format("the fixed step {} s is too large for this model: the values grew without "
+                     "bound (largest |state| {:.3g}, {:.3g} at the start); use a smaller "
+                     "'step' or an adaptive method (dopri5, cvode)",
+                     s.integrator.step, size, state_scale_));
+}
+
 // Start of a run: conditions, assembly, and what happens at t0.
 bool Simulation::start(bool with_observers) {
   if (started_)
@@ -263,6 +283,7 @@ bool Simulation::start(bool with_observers) {
   // written, before the assembly; everything else on the assembled state
   apply_actions(t_, y_, initial_events(t_, y_), ActionPhase::kBeforeAssembly);
   system_.assemble(t_, y_);
+  state_scale_ = std::max(1.0, y_.cwiseAbs().maxCoeff());
   system_.set_energy_reference(t_, y_);
   log_warnings();
   // stick/slip elements: modes decided on the assembled state (logged once
@@ -360,6 +381,7 @@ void Simulation::restore(const Checkpoint& c) {
   started_ = true;
   t_ = c.t;
   y_ = c.y;
+  state_scale_ = std::max(1.0, y_.cwiseAbs().maxCoeff());
   work_ = y_;
   rate_ = y_;
   ahead_ = y_;
@@ -407,9 +429,16 @@ void Simulation::advance(double target) {
     }
     restart_pending_ = false;
     while (t_ < target - end_slack && !stats_.stopped_by_event) {
-      stepper_->step(target);
+      try {
+        stepper_->step(target);
+      } catch (const SimulationError&) {
+        // the last accepted state far above its size at the start: divergence
+        if (auto diverged = divergence(t_, y_, 1e3)) throw *diverged;
+        throw;
+      }
       const double t1 = stepper_->t();
       const double t0 = stepper_->t_previous();
+      if (auto diverged = divergence(t1, stepper_->y(), 1e8)) throw *diverged;
       if (!stepper_->y().allFinite())
         throw SimulationError(t1, "the state became non-finite (NaN or inf)");
       system_.set_step_size(t1 - t0);  // channel integrator.step
@@ -562,6 +591,10 @@ RunStatistics Simulation::run() {
   stats.element_switches = element_switches_;
   stats.end_time = t_;
   stats.wall_seconds = wall_seconds_;
+  // each warning was logged once; how often it came back is said at the end
+  for (const auto& [text, repeats] : system_.repeated_warnings())
+    record(
+        {t_, "warning", "", fmt::format("raised {} more time(s) in this run: {}", repeats, text)});
   for (Observer* o : observers_) o->on_finish(t_, true);
   return stats;
 }

@@ -280,15 +280,7 @@ void System::Impl::solve_dynamics() {
                             "isolated (a degenerate configuration?)");
     // the rank of D changed with the configuration: find the dependent rows again
     redetecting = true;
-    const auto before = std::count(dropped.begin(), dropped.end(), char{1});
-    std::fill(dropped.begin(), dropped.end(), char{0});
-    detect_redundancy();
-    const auto after = std::count(dropped.begin(), dropped.end(), char{1});
-    if (after != before)
-      warnings.push_back(
-          fmt::format("t = {:.9g} s: the constraint rank changed ({} dependent "
-                      "row(s) now, {} before)",
-                      t, after, before));
+    redetect_rank(t);
     // detect_redundancy recomputed the rows; rebuild the right-hand side
     solve_dynamics();
     redetecting = false;
