@@ -54,7 +54,7 @@ void print_structure(const ictus::System& system, const ictus::StructureReport& 
     fmt::print("  reaction components not unique (world axes):\n");
     for (const std::string& j : rep.non_unique_components) fmt::print("    {}\n", j);
   }
-  fmt::print("  condition estimate:  {:.4g} (spread of the LDL^T pivots of D M^-1 D^T)\n",
+  fmt::print("  condition estimate:  {:.4g} (of the scaled D, geometry only)\n",
              rep.condition_estimate);
   fmt::print("  Cholesky factor:     {} non-zeros\n", rep.factor_nonzeros);
 }

@@ -26,6 +26,7 @@ class ConstraintJacobian {
 
   int rows() const { return static_cast<int>(rows_.size()); }
   const RowBodies& bodies(int r) const { return bodies_[static_cast<std::size_t>(r)]; }
+  const ConstraintRow& row(int r) const { return rows_[static_cast<std::size_t>(r)]; }
 
   /// (D x)_r; x(b) is body b's 6-vector (the ground's is zero).
   template <class PerBody>

@@ -1,6 +1,8 @@
 // Locating a zero crossing inside one step, on the stepper's dense output.
 #pragma once
 
+#include <cmath>
+
 namespace ictus::internal {
 
 /// The Illinois method (regula falsi that halves the value kept at an end
@@ -31,6 +33,23 @@ double locate_crossing(double a, double b, double fa, double fb, double toleranc
     }
   }
   return b;
+}
+
+/// The side a function takes just after a point: its value g there, unless
+/// that value is at the level of its change `change` over a short look-ahead
+/// h (then the point is a root, up to round-off or the location tolerance,
+/// and the direction of the motion decides: the sign of the change, i.e. of
+/// dg/dt). The look-ahead is never trusted as a value: a root of g between
+/// the point and the look-ahead would give the side past that root, which the
+/// next step must locate as a crossing of its own (issue 9, defect 3).
+/// `g` counts as a root when its linear extrapolation reaches zero within
+/// kRootFraction h, far below the 1e-9 s look-ahead and above the 1e-14 s
+/// tolerance of locate_crossing. Returns a value whose sign is the side
+/// (0 when g and its change are both 0: no side).
+inline double side_just_after(double g, double change) {
+  constexpr double kRootFraction = 1e-3;
+  if (std::abs(g) > kRootFraction * std::abs(change) || change == 0.0) return g;
+  return change;
 }
 
 }  // namespace ictus::internal

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -214,22 +215,53 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   return stop;
 }
 
-// The sign each condition has just after the instant t (state y): its value
-// a moment later on the tangent of the motion, y + delta y'. At a root g is
-// zero up to round-off; what matters is the side the motion takes next
-// (a pendulum's rate keeps rising, a rebounding body leaves the wall).
-void Simulation::settle_conditions(double t, const VecX& y) {
+// A moment after the instant t along the tangent of the motion: y + delta y'
+// (ahead_), where settle_conditions and the event iteration read the
+// direction in which each condition moves.
+double Simulation::look_ahead(double t, const VecX& y) {
   const double delta = 1e-9 * std::max(1.0, std::abs(t));
   system_.derivative(t, y, rate_);
   ahead_ = y + delta * rate_;
-  for (EventState& e : events_) {
-    if (!e.armed) continue;
-    const double now = event_function(e, t, y);
-    const double next = event_function(e, t + delta, ahead_);
-    // trust the present value unless it is at round-off level of the change
-    e.g_last = std::abs(now) > 1e3 * std::abs(next - now) ? now : next;
-    if (e.g_last == 0.0) e.g_last = now;
-  }
+  return delta;
+}
+
+// The side condition e takes just after t (look_ahead done at t, y): its
+// value, unless that is a root up to round-off, then the sign of its rate
+// (root_finding.h, side_just_after). A pendulum's rate keeps rising, a
+// rebounding body leaves the wall, a ball set moving by an impact leaves the
+// contact it touched at zero gap; a second root a moment later is not
+// stepped over (issue 9, defect 3).
+double Simulation::side_after(const EventState& e, double t, const VecX& y, double delta) {
+  const double now = event_function(e, t, y);
+  const double next = event_function(e, t + delta, ahead_);
+  return internal::side_just_after(now, next - now);
+}
+
+// The sign each condition has just after the instant t (state y).
+void Simulation::settle_conditions(double t, const VecX& y) {
+  const double delta = look_ahead(t, y);
+  for (EventState& e : events_)
+    if (e.armed) e.g_last = side_after(e, t, y, delta);
+}
+
+// A fixed step beyond the stability limit of the method for this model makes
+// the state grow geometrically until something overflows, which then shows
+// as a failed formula or a "singular" constraint set: say what happened
+// instead (issue 13 defect 6). Adaptive methods control their step and are
+// not judged. `growth` is the factor over the state's size at the start above
+// which the values count as grown without bound.
+std::optional<SimulationError> Simulation::divergence(double t, const VecX& y,
+                                                      double growth) const {
+  const SimulationSettings& s = system_.model().settings();
+  const auto& keys = stepper_option_keys(s.integrator.name);
+  if (std::find(keys.begin(), keys.end(), "step") == keys.end()) return std::nullopt;
+  const double size = y.allFinite() ? y.cwiseAbs().maxCoeff() : HUGE_VAL;
+  if (!(size > growth * state_scale_)) return std::nullopt;
+  return SimulationError(
+      t, fmt::format("the fixed step {} s is too large for this model: the values grew without "
+                     "bound (largest |state| {:.3g}, {:.3g} at the start); use a smaller "
+                     "'step' or an adaptive method (dopri5, cvode)",
+                     s.integrator.step, size, state_scale_));
 }
 
 // Start of a run: conditions, assembly, and what happens at t0.
@@ -252,6 +284,7 @@ bool Simulation::start(bool with_observers) {
   // written, before the assembly; everything else on the assembled state
   apply_actions(t_, y_, initial_events(t_, y_), ActionPhase::kBeforeAssembly);
   system_.assemble(t_, y_);
+  state_scale_ = std::max(1.0, y_.cwiseAbs().maxCoeff());
   system_.set_energy_reference(t_, y_);
   log_warnings();
   // stick/slip elements: modes decided on the assembled state (logged once
@@ -350,6 +383,7 @@ void Simulation::restore(const Checkpoint& c) {
   started_ = true;
   t_ = c.t;
   y_ = c.y;
+  state_scale_ = std::max(1.0, y_.cwiseAbs().maxCoeff());
   work_ = y_;
   rate_ = y_;
   ahead_ = y_;
@@ -402,9 +436,16 @@ void Simulation::advance(double target) {
         interrupted_ = true;
         break;
       }
-      stepper_->step(target);
+      try {
+        stepper_->step(target);
+      } catch (const SimulationError&) {
+        // the last accepted state far above its size at the start: divergence
+        if (auto diverged = divergence(t_, y_, 1e3)) throw *diverged;
+        throw;
+      }
       const double t1 = stepper_->t();
       const double t0 = stepper_->t_previous();
+      if (auto diverged = divergence(t1, stepper_->y(), 1e8)) throw *diverged;
       if (!stepper_->y().allFinite())
         throw SimulationError(t1, "the state became non-finite (NaN or inf)");
       system_.set_step_size(t1 - t0);  // channel integrator.step
@@ -460,10 +501,15 @@ void Simulation::advance(double target) {
           // stick/slip elements first: their switches change the forces
           if (round == 0 && !switching_->empty())
             element_switches_ += switching_->apply(t_event, y_event, false);
+          // after actions the side is judged a moment later: a condition that
+          // they leave at exactly zero (a gap closed at rest that an impulse
+          // starts to close) crosses now if its rate takes it across
+          const double delta = round > 0 ? look_ahead(t_event, y_event) : 0.0;
           std::vector<const EventState*> firing;
           for (EventState& e : events_) {
             if (!e.armed) continue;
-            const double g = event_function(e, t_event, y_event);
+            const double g = round > 0 ? side_after(e, t_event, y_event, delta)
+                                       : event_function(e, t_event, y_event);
             const bool rising = e.g_last <= 0.0 && g > 0.0;
             const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
             if (rising || falling) {
@@ -557,6 +603,10 @@ RunStatistics Simulation::run() {
   stats.end_time = t_;
   stats.wall_seconds = wall_seconds_;
   stats.interrupted = interrupted_;
+  // each warning was logged once; how often it came back is said at the end
+  for (const auto& [text, repeats] : system_.repeated_warnings())
+    record(
+        {t_, "warning", "", fmt::format("raised {} more time(s) in this run: {}", repeats, text)});
   for (Observer* o : observers_) o->on_finish(t_, !interrupted_);
   return stats;
 }

@@ -557,17 +557,9 @@ bool System::accept(double t, const VecX& y) {
     // the rank of D went up: find the dependent rows again (see solve_dynamics)
     s.dropped_row_violated = false;
     s.compute_kinematics(t, y);
-    const std::vector<char> before = s.dropped;
-    std::fill(s.dropped.begin(), s.dropped.end(), char{0});
-    s.detect_redundancy();
-    if (s.dropped != before) {
-      s.warnings.push_back(fmt::format(
-          "t = {:.9g} s: the constraint rank changed ({} dependent row(s) now, {} before)", t,
-          std::count(s.dropped.begin(), s.dropped.end(), char{1}),
-          std::count(before.begin(), before.end(), char{1})));
-      changed = true;
-    }
+    changed = s.redetect_rank(t);
   }
+  s.log_rank_change();
   s.compute_kinematics(t, y);
   s.warn_passed_through(t);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
@@ -597,6 +589,13 @@ double System::channel_value(int k) const {
 
 const std::vector<std::string>& System::warnings() const {
   return impl_->warnings;
+}
+
+std::vector<std::pair<std::string, int>> System::repeated_warnings() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [text, repeats] : impl_->warning_repeats)
+    if (repeats > 0) out.emplace_back(text, repeats);
+  return out;
 }
 
 }  // namespace ictus

@@ -183,7 +183,11 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
   internal::SchurSolver s;
   s.analyse(all_bodies, n);
   std::vector<char> drop(m, 0);
-  s.eliminate_dependent_rows(all_rows, inverse_mass, drop);
+  internal::ConstraintRank given_rank;
+  given_rank.analyse(all_bodies, n);
+  given_rank.find_dependent_rows(all_rows, all_bodies, std::vector<char>(m, 0), drop);
+  s.assemble(all_rows, inverse_mass, drop);
+  s.factorize();
   VecX p(static_cast<Eigen::Index>(m));
   for (std::size_t r = 0; r < m; ++r)
     p(static_cast<Eigen::Index>(r)) =

@@ -236,6 +236,7 @@ void System::Impl::solve_dynamics() {
     double stabilising = beta_k * (du - row.target);
     if (row.has_position_error) stabilising += beta_c * row.position_error;
     rhs(static_cast<Eigen::Index>(r)) = row.gamma - stabilising - dfree;
+    kkt_rhs(static_cast<Eigen::Index>(r)) = row.gamma - stabilising;
   }
 
   // A dependent row stays satisfied by the others only while the rank of D is
@@ -253,8 +254,24 @@ void System::Impl::solve_dynamics() {
   solver.assemble(rows, inverse_mass, dropped);
   bool ok = solver.factorize();
   if (ok && m > 0) {
+    // a small pivot of S signals a possible rank change, or only a small
+    // inertia (a slender rod): the geometry of D decides (constraint_rank.h),
+    // asked again only when the pivots fall a further factor of 100
     const auto [ratio, row] = solver.smallest_pivot_ratio(dropped);
-    ok = ratio > internal::SchurSolver::kDependencyTolerance;
+    if (!(ratio > geometric_check_below)) {
+      ok = ratio > 0.0 && std::isfinite(ratio) && rank.independent(rows, row_bodies, dropped);
+      if (ok) {
+        geometric_check_below = 1e-2 * ratio;
+        // S lost far more digits than the geometry explains (the square of
+        // the scaled D's condition): the mass matrix did it; solve the KKT
+        // system instead, where no inertia is inverted (kkt_solver.h)
+        const double geometric = rank.condition();
+        if (!inertia_ill_conditioned && ratio * geometric * geometric < kInertiaIllConditioning) {
+          kkt.resize(model.bodies(), static_cast<int>(m));
+          inertia_ill_conditioned = true;
+        }
+      }
+    }
   }
   if (!ok) {
     if (redetecting)
@@ -263,34 +280,39 @@ void System::Impl::solve_dynamics() {
                             "isolated (a degenerate configuration?)");
     // the rank of D changed with the configuration: find the dependent rows again
     redetecting = true;
-    const auto before = std::count(dropped.begin(), dropped.end(), char{1});
-    std::fill(dropped.begin(), dropped.end(), char{0});
-    detect_redundancy();
-    const auto after = std::count(dropped.begin(), dropped.end(), char{1});
-    if (after != before)
-      warnings.push_back(
-          fmt::format("t = {:.9g} s: the constraint rank changed ({} dependent "
-                      "row(s) now, {} before)",
-                      t, after, before));
+    redetect_rank(t);
     // detect_redundancy recomputed the rows; rebuild the right-hand side
     solve_dynamics();
     redetecting = false;
     return;
   }
-  multipliers = rhs;
-  solver.solve_in_place(multipliers);
-
-  for (int b = 0; b < n; ++b)
-    accelerations[static_cast<std::size_t>(b)] = free_accelerations[static_cast<std::size_t>(b)];
   driver_power = 0.0;
-  for (std::size_t r = 0; r < m; ++r) {
-    if (dropped[r] != 0) continue;
-    const double p = multipliers(static_cast<Eigen::Index>(r));
-    D.add_inverse_mass_transpose(
-        static_cast<int>(r), p, inverse_mass,
-        [this](BodyIndex b) -> Vec6& { return accelerations[static_cast<std::size_t>(b)]; });
-    if (instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
-      driver_power += p * row_rate(static_cast<int>(r));
+  if (inertia_ill_conditioned) {
+    if (!kkt.solve(
+            D,
+            [this](BodyIndex b) {
+              const BodyLoad& l = loads[static_cast<std::size_t>(b)];
+              return (Vec6() << l.force_W, l.torque_B).finished();
+            },
+            kkt_rhs, dropped, accelerations, multipliers))
+      throw SimulationError(t, "the constraint set is singular (saddle-point system)");
+    for (std::size_t r = 0; r < m; ++r)
+      if (dropped[r] == 0 && instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
+        driver_power += multipliers(static_cast<Eigen::Index>(r)) * row_rate(static_cast<int>(r));
+  } else {
+    multipliers = rhs;
+    solver.solve_in_place(multipliers);
+    for (int b = 0; b < n; ++b)
+      accelerations[static_cast<std::size_t>(b)] = free_accelerations[static_cast<std::size_t>(b)];
+    for (std::size_t r = 0; r < m; ++r) {
+      if (dropped[r] != 0) continue;
+      const double p = multipliers(static_cast<Eigen::Index>(r));
+      D.add_inverse_mass_transpose(
+          static_cast<int>(r), p, inverse_mass,
+          [this](BodyIndex b) -> Vec6& { return accelerations[static_cast<std::size_t>(b)]; });
+      if (instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
+        driver_power += p * row_rate(static_cast<int>(r));
+    }
   }
   for (const Vec6& a : accelerations)
     if (!a.allFinite())

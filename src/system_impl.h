@@ -9,16 +9,20 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "compiled_expression.h"
 #include "constraint_jacobian.h"
+#include "constraint_rank.h"
 #include "ictus/compiled_model.h"
 #include "ictus/system.h"
+#include "kkt_solver.h"
 #include "schur_solver.h"
 
 namespace ictus {
@@ -47,6 +51,7 @@ struct System::ModeSnapshot {
   std::vector<int> force_mode;  // stick/slip modes
   int structure_version = 0;
   std::vector<std::string> warnings;
+  std::map<std::string, int> warning_repeats;
   double energy_reference = 0.0;
   double last_impact_time = 0.0;
   std::vector<double> impulses;
@@ -167,7 +172,25 @@ struct System::Impl {
   /// self-stress modes are adopted instead of detected, and its captured
   /// frames kept (no latch closes during a restore).
   const ModeSnapshot* adopt_redundancy = nullptr;
-  void detect_redundancy();
+  /// Finds the dependent rows and their self-stress modes; `report` warns
+  /// about them (at a structure change; a rank change is logged as such).
+  void detect_redundancy(bool report = true);
+  /// Finds the dependent rows again at time `time` (the rank of D changed
+  /// with the configuration) and logs the change with the rows involved.
+  /// Returns true if the set of dependent rows changed.
+  bool redetect_rank(double time);
+  /// Logs the rank changes since the last accepted step (one warning: the
+  /// time of the first, the ranks, the rows involved).
+  void log_rank_change();
+  struct RankChange {
+    bool pending = false;
+    double time = 0.0;
+    long rank_before = 0, rank_after = 0, lowest = 0;
+    std::set<std::string> rows;
+  } rank_change;
+  /// Adds a warning unless the same text was given before; repeats are
+  /// counted (warning_repeats).
+  void warn(std::string text);
   std::string row_name(int row) const;
   /// The joint's name, or for a row of no joint the element it holds.
   std::string owner_of_row(int row) const;
@@ -270,7 +293,21 @@ struct System::Impl {
   std::vector<char> dropped;
   std::vector<JointRows> joint_rows;
   internal::SchurSolver solver;
+  internal::ConstraintRank rank;  // which rows are dependent, on the geometry of D
+  // Schur pivot ratio below which the geometry is asked again whether the
+  // kept rows are independent (small pivots may come from inertia alone)
+  static constexpr double kSchurCheck = 1e-6;
+  double geometric_check_below = kSchurCheck;
+  // smallest pivot ratio of S times the squared geometric condition below
+  // which the inertia, not the geometry, spoils S
+  static constexpr double kInertiaIllConditioning = 1e-4;
+  // S is ill-conditioned by the inertia alone: accelerations from the KKT
+  // system (kkt_solver.h) for this structure
+  bool inertia_ill_conditioned = false;
+  internal::KktSolver kkt;
+  VecX kkt_rhs;  // gamma - Baumgarte terms per row
   std::vector<std::string> warnings;
+  std::map<std::string, int> warning_repeats;  // text -> times given after the first
   /// Per dropped row, a self-stress: (row, multiplier) pairs with D^T p = 0,
   /// the dropped row first, then the rows it depends on.
   std::vector<std::vector<std::pair<int, double>>> self_stress;

@@ -32,6 +32,7 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   for (const auto& f : s.forces) m->force_mode.push_back(f->mode());
   m->structure_version = s.structure_version;
   m->warnings = s.warnings;
+  m->warning_repeats = s.warning_repeats;
   m->energy_reference = s.energy_reference;
   m->last_impact_time = s.last_impact_time;
   m->impulses = s.impulses;
@@ -73,6 +74,7 @@ void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   s.joint_newly_enabled = m.joint_newly_enabled;
   s.structure_version = m.structure_version;
   s.warnings = m.warnings;
+  s.warning_repeats = m.warning_repeats;
   s.energy_reference = m.energy_reference;
   s.last_impact_time = m.last_impact_time;
   s.impulses = m.impulses;

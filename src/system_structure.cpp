@@ -102,6 +102,10 @@ void System::Impl::rebuild_structure() {
   impact_velocities_before = VecX::Zero(layout.velocity_size());
   state_buffer = VecX::Zero(layout.size());
   solver.analyse(row_bodies, n);
+  rank.analyse(row_bodies, n);
+  geometric_check_below = kSchurCheck;
+  inertia_ill_conditioned = false;
+  kkt_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   ++structure_version;
   structure_dirty = false;
   if (adopt_redundancy != nullptr && adopt_redundancy->dropped.size() == m) {
@@ -113,10 +117,60 @@ void System::Impl::rebuild_structure() {
   detect_redundancy();
 }
 
-void System::Impl::detect_redundancy() {
+bool System::Impl::redetect_rank(double time) {
+  const std::vector<char> before = dropped;
+  std::fill(dropped.begin(), dropped.end(), char{0});
+  detect_redundancy(false);
+  if (dropped == before) return false;
+  const auto rows_count = static_cast<long>(dropped.size());
+  const long after = rows_count - std::count(dropped.begin(), dropped.end(), char{1});
+  const long was = rows_count - std::count(before.begin(), before.end(), char{1});
+  if (!rank_change.pending) {
+    rank_change = {};
+    rank_change.pending = true;
+    rank_change.time = time;
+    rank_change.rank_before = was;
+    rank_change.lowest = was;
+  }
+  rank_change.rank_after = after;
+  rank_change.lowest = std::min(rank_change.lowest, after);
+  for (std::size_t r = 0; r < dropped.size(); ++r)
+    if (dropped[r] != before[r]) rank_change.rows.insert(row_name(static_cast<int>(r)));
+  return true;
+}
+
+void System::Impl::log_rank_change() {
+  if (!rank_change.pending) return;
+  rank_change.pending = false;
+  const RankChange& c = rank_change;
+  const std::vector<std::string> names(c.rows.begin(), c.rows.end());
+  std::string ranks = fmt::format("{} -> {}", c.rank_before, c.rank_after);
+  if (c.lowest < std::min(c.rank_before, c.rank_after))
+    ranks = fmt::format("{} -> {} -> {}", c.rank_before, c.lowest, c.rank_after);
+  warnings.push_back(fmt::format(
+      "t = {:.9g} s: the constraint rank changed ({}; rows {}): the mechanism passes a singular "
+      "configuration",
+      c.time, ranks, internal::join_names(names, 20)));
+}
+
+void System::Impl::warn(std::string text) {
+  const auto [it, first] = warning_repeats.try_emplace(text, 0);
+  if (first) {
+    warnings.push_back(std::move(text));
+  } else {
+    ++it->second;
+  }
+}
+
+void System::Impl::detect_redundancy(bool report) {
   self_stress.clear();
   compute_rows();
-  solver.eliminate_dependent_rows(rows, inverse_mass, dropped);
+  // which rows depend on the others is decided on D alone (constraint_rank.h)
+  const std::vector<char> none(rows.size(), 0);
+  rank.find_dependent_rows(rows, row_bodies, none, dropped);
+  geometric_check_below = kSchurCheck;
+  solver.assemble(rows, inverse_mass, dropped);
+  solver.factorize();
   // which kept rows each dropped row depends on: solve S c = D M^-1 D_r^T
   const auto m = static_cast<Eigen::Index>(rows.size());
   std::vector<std::string> dropped_names;
@@ -138,8 +192,8 @@ void System::Impl::detect_redundancy() {
     self_stress.push_back(std::move(mode));
     dropped_names.push_back(row_name(static_cast<int>(r)));
   }
-  if (!dropped_names.empty())
-    warnings.push_back(fmt::format(
+  if (report && !dropped_names.empty())
+    warn(fmt::format(
         "redundant constraints: {} dependent row(s) eliminated ({}); the motion is unique but "
         "these reaction components are not (statically indeterminate): {}",
         dropped_names.size(), internal::join_names(dropped_names, 20),
@@ -265,7 +319,10 @@ StructureReport System::Impl::report() {
   }
   rep.non_unique_reactions.assign(affected.begin(), affected.end());
   rep.non_unique_components = non_unique_components();
-  rep.condition_estimate = solver.pivot_spread(dropped);
+  // the condition of the scaled D of the independent rows (constraint_rank.h):
+  // geometry only, whatever the inertia
+  rank.independent(rows, row_bodies, dropped);
+  rep.condition_estimate = rank.condition();
   int worst = -1;
   rep.max_position_violation = max_position_error(&worst, true);
   if (worst >= 0) rep.worst_row = row_name(worst);

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,11 @@ class Simulation final {
   std::vector<const EventState*> initial_events(double t, const VecX& y);
   bool start(bool with_observers);
   void settle_conditions(double t, const VecX& y);
+  double look_ahead(double t, const VecX& y);
+  /// A fixed step too large for the model: the values grow without bound.
+  /// Returns the error that says so, or nothing.
+  std::optional<SimulationError> divergence(double t, const VecX& y, double growth) const;
+  double side_after(const EventState& e, double t, const VecX& y, double delta);
   void log_warnings();
   /// Steps until t_ reaches `target` (<= until) or the run stops.
   void advance(double target);
@@ -161,7 +167,8 @@ class Simulation final {
   double t_ = 0.0;
   VecX y_;
   VecX work_;
-  VecX rate_;  // y' for the look-ahead of settle_conditions
+  double state_scale_ = 1.0;  // largest |y| at the start, for divergence
+  VecX rate_;                 // y' for the look-ahead of settle_conditions
   VecX ahead_;
   bool started_ = false;
   bool finished_ = false;

@@ -260,6 +260,9 @@ class System final : public MechanicalSystem {
   StructureReport structure_report(double t, const VecX& y);
   /// Warnings collected while building or analysing (redundant constraints).
   const std::vector<std::string>& warnings() const;
+  /// Each warning is given once; this is how many more times each was
+  /// raised (text -> repeats, only those repeated).
+  std::vector<std::pair<std::string, int>> repeated_warnings() const;
 
   // --- saving and restoring the mode ------------------------------------------
   /// What a run has changed in this System: switches, captured joint frames,

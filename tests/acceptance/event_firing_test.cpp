@@ -1,0 +1,136 @@
+// Conditions that cross at, or a moment after, the instant of an event:
+// issue 13 defect 3 (a contact that touches at the instant of an impact) and
+// issue 9 defect 3 (a second root within the look-ahead). Both are decided
+// by the side a condition takes just after an instant (root_finding.h,
+// side_just_after; Simulation::side_after).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "ictus/model_file.h"
+#include "support/test_support.h"
+
+namespace ictus {
+namespace {
+
+// --- three balls in a row -------------------------------------------------------
+// Ball 1 arrives at 1 m/s at balls 2 and 3, which touch (gap 0) or almost
+// touch. Each contact is a point_on_plane row switched on by a condition on
+// its gap and released after the impact (restitution e > 0). The impact 1-2
+// sets ball 2 moving toward ball 3: the condition of contact 2-3, exactly zero
+// until then, crosses at that instant and must fire (before the fix it never
+// did, and ball 2 passed through ball 3: 0, 1, 0 instead of 0, 0, 1).
+struct BallRow {
+  double e;
+  std::array<double, 3> m;
+  double gap;
+};
+
+std::string ball_row_model(const BallRow& c) {
+  return fmt::format(R"yaml(
+parameters: {{r: 0.1, e: {}, m1: {}, m2: {}, m3: {}, gap: {}}}
+bodies:
+  b1: {{mass: m1, inertia: [1, 1, 1], position: [-0.5, 0, 0], velocity: [1, 0, 0]}}
+  b2: {{mass: m2, inertia: [1, 1, 1], position: [0, 0, 0]}}
+  b3: {{mass: m3, inertia: [1, 1, 1], position: [2*r + gap, 0, 0]}}
+joints:
+  c12:
+    type: custom
+    between: [b1, b2]
+    at: [-r, 0, 0]
+    constraints: [{{type: point_on_plane, normal: [1, 0, 0], plane_point: [-0.5 + r, 0, 0]}}]
+    restitution: e
+    enabled: false
+  c23:
+    type: custom
+    between: [b2, b3]
+    at: [r + gap, 0, 0]
+    constraints: [{{type: point_on_plane, normal: [1, 0, 0], plane_point: [r, 0, 0]}}]
+    restitution: e
+    enabled: false
+events:
+  hit12: {{when: b2.x - b1.x < 2*r, do: {{enable: c12}}, on_false: {{disable: c12}}}}
+  hit23: {{when: b3.x - b2.x < 2*r, do: {{enable: c23}}, on_false: {{disable: c23}}}}
+simulate: {{until: 1, output_step: 0.25, rtol: 1e-10, atol: 1e-12}}
+)yaml",
+                     c.e, c.m[0], c.m[1], c.m[2], c.gap);
+}
+
+// The closed form: Newton's law for each pair, v_i' = v_i - (1 + e) m_j /
+// (m_i + m_j) (v_i - v_j), applied to whichever pair approaches until none
+// does (touching balls: the impacts are sequential, 1-2 first).
+std::array<double, 3> sequential_impacts(const BallRow& c) {
+  std::array<double, 3> v{1.0, 0.0, 0.0};
+  for (int k = 0; k < 1000; ++k) {
+    bool any = false;
+    for (int i = 0; i < 2; ++i) {
+      const double approach = v[i] - v[i + 1];
+      if (approach <= 1e-15) continue;
+      const double mi = c.m[i], mj = c.m[i + 1];
+      v[i] -= (1.0 + c.e) * mj / (mi + mj) * approach;
+      v[i + 1] += (1.0 + c.e) * mi / (mi + mj) * approach;
+      any = true;
+    }
+    if (!any) break;
+  }
+  return v;
+}
+
+class ThreeBallRow : public ::testing::TestWithParam<BallRow> {};
+
+TEST_P(ThreeBallRow, ContactTouchingAtTheImpactFires) {
+  const BallRow c = GetParam();
+  const Model model = parse_model(ball_row_model(c), "balls.yaml");
+  const test::RecordedRun run = test::run_and_record(model, {"b1.vx", "b2.vx", "b3.vx"});
+  const std::array<double, 3> expected = sequential_impacts(c);
+  EXPECT_NEAR(run.final("b1.vx"), expected[0], 1e-9);
+  EXPECT_NEAR(run.final("b2.vx"), expected[1], 1e-9);
+  EXPECT_NEAR(run.final("b3.vx"), expected[2], 1e-9);
+  if (c.e == 1.0 && c.m[0] == c.m[1] && c.m[1] == c.m[2]) {
+    EXPECT_NEAR(run.final("b1.vx"), 0.0, 1e-12);
+    EXPECT_NEAR(run.final("b2.vx"), 0.0, 1e-12);
+    EXPECT_NEAR(run.final("b3.vx"), 1.0, 1e-12);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RestitutionsMassesGaps, ThreeBallRow,
+    ::testing::Values(BallRow{1.0, {1, 1, 1}, 0.0}, BallRow{1.0, {1, 1, 1}, 1e-6},
+                      BallRow{0.5, {1, 1, 1}, 0.0}, BallRow{0.5, {1, 1, 1}, 1e-6},
+                      BallRow{1.0, {1, 2, 0.5}, 0.0}, BallRow{1.0, {1, 2, 0.5}, 1e-6},
+                      BallRow{0.7, {2, 1, 3}, 0.0}, BallRow{0.7, {2, 1, 3}, 1e-6}));
+
+// --- two conditions a moment apart ------------------------------------------------
+// Two log-only conditions whose roots are 5e-10 s apart. Before the fix the
+// side of the second was read 1e-9 s past the first event, beyond its own
+// root: it was taken as already crossed and never logged (with a sign()
+// damping force, whose rate flips at the root, the same misjudgement made
+// events fire again and again at one instant until the run was aborted).
+TEST(EventFiring, SecondRootWithinTheLookAheadIsLocatedNotSteppedOver) {
+  const Model model = parse_model(R"yaml(
+bodies:
+  b: {mass: 1, inertia: [1, 1, 1], velocity: [1, 0, 0]}
+events:
+  first: {when: b.x > 0.5, do: []}
+  second: {when: b.x > 0.5 + 5e-10, do: []}
+simulate: {until: 1, output_step: 0.25}
+)yaml",
+                                  "two.yaml");
+  Simulation simulation(model);
+  simulation.run();
+  double t_first = -1.0, t_second = -1.0;
+  for (const EventRecord& r : simulation.events()) {
+    if (r.kind != "event") continue;
+    if (r.name == "first") t_first = r.t;
+    if (r.name == "second") t_second = r.t;
+  }
+  EXPECT_NEAR(t_first, 0.5, 1e-12);
+  EXPECT_NEAR(t_second, 0.5 + 5e-10, 1e-12);
+}
+
+}  // namespace
+}  // namespace ictus
