@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <stdexcept>
+#include <unordered_map>
 
+#include "dependency_order.h"
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
@@ -314,59 +317,32 @@ void System::Impl::order_kinematic_slots() {
   std::unordered_map<int, std::size_t> slot_of_channel;
   for (std::size_t k = 0; k < kinematic_slots.size(); ++k)
     slot_of_channel.emplace(kinematic_slots[k].channel, k);
-  auto dependencies = [&](std::size_t k) -> const std::vector<int>& {
-    static const std::vector<int> kNone;
-    const int f = force_of_channel[static_cast<std::size_t>(kinematic_slots[k].channel)];
-    return f < 0 ? kNone : force_reads[static_cast<std::size_t>(f)];
+  auto channel_of = [&](std::size_t k) {
+    return static_cast<std::size_t>(kinematic_slots[k].channel);
   };
-  enum class Mark : char { kNew, kOnStack, kDone };
-  std::vector<Mark> mark(kinematic_slots.size(), Mark::kNew);
+  std::vector<std::vector<std::size_t>> dependencies(kinematic_slots.size());
+  for (std::size_t k = 0; k < kinematic_slots.size(); ++k) {
+    const int f = force_of_channel[channel_of(k)];
+    if (f < 0) continue;
+    for (const int read : force_reads[static_cast<std::size_t>(f)])
+      // a dynamic channel has no slot: it is refused when the formula is compiled
+      if (const auto found = slot_of_channel.find(read); found != slot_of_channel.end())
+        dependencies[k].push_back(found->second);
+  }
+  auto cycle = [&](std::span<const std::size_t> chain) {
+    std::string names;
+    for (const std::size_t k : chain) names += channel_info[channel_of(k)].name + " -> ";
+    const std::size_t closing = channel_of(chain.front());
+    const ForceElement& element = *forces[static_cast<std::size_t>(force_of_channel[closing])];
+    throw ModelError(element.where(), element.element_label(),
+                     fmt::format("force channels read each other in a cycle ({}{}): each "
+                                 "reads a value the other computes from it",
+                                 names, channel_info[closing].name));
+  };
   std::vector<Slot> ordered;
   ordered.reserve(kinematic_slots.size());
-  struct Visit {
-    std::size_t slot;
-    std::size_t next;
-  };
-  std::vector<Visit> stack;
-  for (std::size_t root = 0; root < kinematic_slots.size(); ++root) {
-    if (mark[root] != Mark::kNew) continue;
-    mark[root] = Mark::kOnStack;
-    stack.push_back({root, 0});
-    while (!stack.empty()) {
-      Visit& top = stack.back();
-      const std::vector<int>& deps = dependencies(top.slot);
-      if (top.next == deps.size()) {
-        ordered.push_back(kinematic_slots[top.slot]);
-        mark[top.slot] = Mark::kDone;
-        stack.pop_back();
-        continue;
-      }
-      const auto found = slot_of_channel.find(deps[top.next++]);
-      if (found == slot_of_channel.end()) continue;  // a dynamic channel: refused when compiled
-      const std::size_t dep = found->second;
-      if (mark[dep] == Mark::kOnStack) {
-        std::size_t from = 0;
-        while (stack[from].slot != dep) ++from;
-        std::string chain;
-        for (std::size_t k = from; k < stack.size(); ++k)
-          chain +=
-              channel_info[static_cast<std::size_t>(kinematic_slots[stack[k].slot].channel)].name +
-              " -> ";
-        const ChannelInfo& closing =
-            channel_info[static_cast<std::size_t>(kinematic_slots[dep].channel)];
-        const ForceElement& element = *forces[static_cast<std::size_t>(
-            force_of_channel[static_cast<std::size_t>(kinematic_slots[dep].channel)])];
-        throw ModelError(element.where(), element.element_label(),
-                         fmt::format("force channels read each other in a cycle ({}{}): each "
-                                     "reads a value the other computes from it",
-                                     chain, closing.name));
-      }
-      if (mark[dep] == Mark::kNew) {
-        mark[dep] = Mark::kOnStack;
-        stack.push_back({dep, 0});
-      }
-    }
-  }
+  for (const std::size_t k : internal::dependency_order(dependencies, cycle))
+    ordered.push_back(kinematic_slots[k]);
   kinematic_slots = std::move(ordered);
 }
 

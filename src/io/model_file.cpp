@@ -15,9 +15,11 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <sstream>
 #include <unordered_map>
 
+#include "../dependency_order.h"
 #include "../text_util.h"
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/perpendicular.h"
@@ -96,34 +98,10 @@ class ParameterResolver {
   }
 
   internal::ParameterValues resolve() {
-    std::vector<State> state(texts_.size(), State::kUnvisited);
     std::vector<double> values(texts_.size(), 0.0);
-    struct Frame {
-      std::size_t parameter;
-      std::size_t next_dependency;
-    };
-    std::vector<Frame> stack;
-    for (std::size_t root = 0; root < texts_.size(); ++root) {
-      if (state[root] != State::kUnvisited) continue;
-      state[root] = State::kOnStack;
-      stack.push_back({root, 0});
-      while (!stack.empty()) {
-        Frame& top = stack.back();
-        const std::vector<std::size_t>& deps = dependencies_[top.parameter];
-        if (top.next_dependency < deps.size()) {
-          const std::size_t dep = deps[top.next_dependency++];
-          if (state[dep] == State::kOnStack) throw_cycle(stack, dep);
-          if (state[dep] == State::kUnvisited) {
-            state[dep] = State::kOnStack;
-            stack.push_back({dep, 0});
-          }
-          continue;
-        }
-        values[top.parameter] = evaluate(top.parameter, values);
-        state[top.parameter] = State::kResolved;
-        stack.pop_back();
-      }
-    }
+    for (const std::size_t i : internal::dependency_order(
+             dependencies_, [&](std::span<const std::size_t> chain) { throw_cycle(chain); }))
+      values[i] = evaluate(i, values);
     internal::ParameterValues out;
     for (std::size_t i = 0; i < texts_.size(); ++i)
       out.emplace_hint(out.end(), texts_[i].first, values[i]);
@@ -131,18 +109,13 @@ class ParameterResolver {
   }
 
  private:
-  enum class State { kUnvisited, kOnStack, kResolved };
-
-  template <typename Stack>
-  [[noreturn]] void throw_cycle(const Stack& stack, std::size_t closing) const {
-    std::size_t from = 0;
-    while (stack[from].parameter != closing) ++from;
-    std::string chain;
-    for (std::size_t k = from; k < stack.size(); ++k)
-      chain += texts_[stack[k].parameter].first + " -> ";
-    const auto& [name, text] = texts_[closing];
+  // `chain`: parameters each naming the next, the last naming the first.
+  [[noreturn]] void throw_cycle(std::span<const std::size_t> chain) const {
+    std::string names;
+    for (const std::size_t k : chain) names += texts_[k].first + " -> ";
+    const auto& [name, text] = texts_[chain.front()];
     throw ModelError(text.where, fmt::format("parameter '{}'", name),
-                     fmt::format("parameters refer to each other in a cycle: {}{}", chain, name));
+                     fmt::format("parameters refer to each other in a cycle: {}{}", names, name));
   }
 
   // Evaluates parameter i with the values of the parameters it names (all

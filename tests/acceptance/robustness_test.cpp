@@ -18,17 +18,10 @@ bool logged(const std::vector<EventRecord>& log, const std::string& kind, const 
   });
 }
 
-// --- 1. a bouncing stop holds the piston out of the wall ---------------------------
-// Seed 001 piston (spring preload pushing it onto the wall x = 0), stop with
-// Newton restitution 5/9, closed by an event on the gap and opened when the gap
-// opens again. Every bounce must be caught: the condition 'x < 0' holds at the
-// root (x ~ -1e-17) but the rebound leaves it at once (settle_conditions looks
-// a moment ahead), and the first step after the restart is no longer than the
-// last one. The bounces accumulate at t ~ 0.198 s (Zeno); ending them in rest
-// on the stop needs a unilateral contact, not a bilateral constraint switched
-// by events, so the check stops short of the accumulation.
-TEST(Robustness, BouncingStopNeverLetsThePistonThroughTheWall) {
-  const Model model = parse_model(R"yaml(
+// Seed 001's piston on an event-switched bilateral stop (restitution 5/9),
+// run to `until`.
+Model bouncing_stop_piston(double until) {
+  Model model = parse_model(R"yaml(
 parameters: {m: 2.0, c: 50, F0: 50, k: 5/9}
 bodies:
   piston: {mass: m, inertia: [1e-3, 1e-3, 1e-3], position: [0.2, 0, 0], velocity: [-2, 0, 0]}
@@ -45,9 +38,24 @@ forces:
   spring: {type: spring_damper, joint: guide, stiffness: c, preload: F0}
 events:
   hit: {when: guide.x < 0, do: {enable: stop}, on_false: {disable: stop}}
-simulate: {until: 0.19, output_step: 0.001, rtol: 1e-10, atol: 1e-12}
+simulate: {until: 0.3, output_step: 0.001, rtol: 1e-10, atol: 1e-12}
 )yaml",
-                                  "bounce.yaml");
+                            "bounce.yaml");
+  model.settings().until = until;
+  return model;
+}
+
+// --- 1. a bouncing stop holds the piston out of the wall ---------------------------
+// Seed 001 piston (spring preload pushing it onto the wall x = 0), stop with
+// Newton restitution 5/9, closed by an event on the gap and opened when the gap
+// opens again. Every bounce must be caught: the condition 'x < 0' holds at the
+// root (x ~ -1e-17) but the rebound leaves it at once (settle_conditions looks
+// a moment ahead), and the first step after the restart is no longer than the
+// last one. The bounces accumulate at t ~ 0.198 s (Zeno); ending them in rest
+// on the stop needs a unilateral contact, not a bilateral constraint switched
+// by events, so the check stops short of the accumulation.
+TEST(Robustness, BouncingStopNeverLetsThePistonThroughTheWall) {
+  const Model model = bouncing_stop_piston(0.19);
   const test::RecordedRun run = test::run_and_record(model, {"guide.x", "guide.v"});
   const auto& x = run["guide.x"];
   EXPECT_GT(*std::min_element(x.begin(), x.end()), -1e-9);
@@ -331,6 +339,32 @@ simulate: {until: 1, output_step: 0.5}
   EXPECT_EQ(run.final("push.Fx"), 0.0);
   EXPECT_EQ(run.final("weld.Fx"), 0.0);
   EXPECT_TRUE(logged(run.events, "switch", "push"));
+}
+
+// --- a body passing through an event-switched stop is reported ---------------
+// (issue 9, defect 6): the bounces accumulate at t ~ 0.198 s, the stop is no
+// longer switched on and the piston goes through the wall. Before, the run
+// ended with exit 0 and no word.
+int pass_through_warnings(const test::RecordedRun& run) {
+  int n = 0;
+  for (const EventRecord& r : run.events)
+    if (r.kind == "warning" && r.detail.find("passed through") != std::string::npos) ++n;
+  return n;
+}
+
+TEST(Robustness, APistonThroughItsStopIsWarnedOnce) {
+  const test::RecordedRun run = test::run_and_record(bouncing_stop_piston(0.3), {"guide.x"});
+  ASSERT_LT(run.final("guide.x"), -1e-3);  // the piston is through the wall
+  EXPECT_EQ(pass_through_warnings(run), 1);
+  for (const EventRecord& r : run.events)
+    if (r.kind == "warning") {
+      EXPECT_NE(r.detail.find("'stop.face'"), std::string::npos);
+    }
+}
+
+TEST(Robustness, BouncesThatHoldAreNotWarned) {
+  const test::RecordedRun run = test::run_and_record(bouncing_stop_piston(0.19), {"guide.x"});
+  EXPECT_EQ(pass_through_warnings(run), 0);
 }
 
 }  // namespace
