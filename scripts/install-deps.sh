@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(build-essential cmake libeigen3-dev libyaml-cpp-dev libmuparser-dev libcli11-dev
           libfmt-dev libgtest-dev libbenchmark-dev libsundials-dev
-          libsuitesparse-dev)
+          libsuitesparse-dev libsiconos-numerics-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -63,6 +63,7 @@ Model::Model(const Model& other)
       bodies_(other.bodies_),
       joints_(other.joints_),
       drivers_(other.drivers_),
+      contacts_(other.contacts_),
       events_(other.events_),
       given_(other.given_),
       initially_disabled_(other.initially_disabled_),
@@ -187,6 +188,57 @@ void Model::add_driver(Driver driver) {
                     "position driver needs a prismatic, cylindrical or point_on_line joint",
                     joint.name, joint.type));
   drivers_.push_back(std::move(driver));
+}
+
+void Model::add_contact(JointLimitContact contact) {
+  const std::string element = fmt::format("contact '{}'", contact.name);
+  claim_name(contact.name, element, contact.where);
+  const int j = find_joint(contact.joint);
+  if (j < 0) {
+    std::vector<std::string> names;
+    for (const Joint& jt : joints_) names.push_back(jt.name);
+    throw ModelError(
+        contact.where, element,
+        fmt::format("unknown joint '{}'{}; known joints: {}", contact.joint,
+                    internal::did_you_mean(contact.joint, names), internal::join_names(names)));
+  }
+  const Joint& joint = joints_[static_cast<std::size_t>(j)];
+  using Coordinate = JointLimitContact::Coordinate;
+  if (contact.coordinate == Coordinate::kAuto) {
+    if (joint.has_translation && joint.has_angle)
+      throw ModelError(contact.where, element,
+                       fmt::format("joint '{}' ({}) has a translation and an angle: say which one "
+                                   "is limited ('coordinate: translation' or 'coordinate: angle')",
+                                   joint.name, joint.type));
+    if (joint.has_translation) contact.coordinate = Coordinate::kTranslation;
+    if (joint.has_angle) contact.coordinate = Coordinate::kAngle;
+  }
+  const bool angle = contact.coordinate == Coordinate::kAngle;
+  if ((contact.coordinate == Coordinate::kAuto) || (angle && !joint.has_angle) ||
+      (!angle && contact.coordinate == Coordinate::kTranslation && !joint.has_translation))
+    throw ModelError(
+        contact.where, element,
+        fmt::format("joint '{}' ({}) has no {} coordinate to limit; a joint limit needs the "
+                    "translation of a prismatic or cylindrical joint or the angle of a revolute "
+                    "or cylindrical joint",
+                    joint.name, joint.type,
+                    contact.coordinate == Coordinate::kAuto ? "translation or angle"
+                    : angle                                 ? "angle"
+                                                            : "translation"));
+  if (!contact.lower && !contact.upper)
+    throw ModelError(contact.where, element, "a joint limit needs 'lower', 'upper' or both");
+  if (contact.lower && contact.upper && !(*contact.lower <= *contact.upper))
+    throw ModelError(
+        contact.where, element,
+        fmt::format("'lower' ({}) must not exceed 'upper' ({})", *contact.lower, *contact.upper));
+  if (!(contact.restitution >= 0.0 && contact.restitution <= 1.0))
+    throw ModelError(contact.where, element,
+                     fmt::format("restitution must be in [0, 1], got {}", contact.restitution));
+  if (!(contact.accumulation_time > 0.0))
+    throw ModelError(
+        contact.where, element,
+        fmt::format("accumulation_time must be > 0, got {}", contact.accumulation_time));
+  contacts_.push_back(std::move(contact));
 }
 
 void Model::add_event(Event event) {

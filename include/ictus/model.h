@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ictus/body.h"
+#include "ictus/contact.h"
 #include "ictus/error.h"
 #include "ictus/expression.h"
 #include "ictus/force.h"
@@ -149,6 +150,9 @@ class Model {
   /// Adds a joint built by hand (frames and members set). Returns its index.
   int add_joint(Joint joint);
   void add_force(std::unique_ptr<ForceElement> force);
+  /// Adds a joint limit (contact.h): its joint must exist and have the
+  /// coordinate it limits, lower <= upper, restitution in [0, 1].
+  void add_contact(JointLimitContact contact);
   void add_driver(Driver driver);
   /// Adds an event. Its name is an identifier, or "<element>.<what>" for
   /// events generated from an element's switching keys (until, after, ...).
@@ -172,6 +176,7 @@ class Model {
   const std::vector<Joint>& joints() const { return joints_; }
   const std::vector<std::unique_ptr<ForceElement>>& forces() const { return forces_; }
   const std::vector<Driver>& drivers() const { return drivers_; }
+  const std::vector<JointLimitContact>& contacts() const { return contacts_; }
   const std::vector<Event>& events() const { return events_; }
   const std::vector<GivenVelocity>& given_velocities() const { return given_; }
   const std::vector<std::string>& initially_disabled() const { return initially_disabled_; }
@@ -208,6 +213,7 @@ class Model {
   std::vector<Joint> joints_;
   std::vector<std::unique_ptr<ForceElement>> forces_;
   std::vector<Driver> drivers_;
+  std::vector<JointLimitContact> contacts_;
   std::vector<Event> events_;
   std::vector<GivenVelocity> given_;
   std::vector<std::string> initially_disabled_;

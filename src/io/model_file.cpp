@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "../text_util.h"
+#include "contacts_reader.h"
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/perpendicular.h"
 #include "ictus/constraints/point_coincidence.h"
@@ -951,6 +952,7 @@ Model parse_model(const std::string& text, const std::string& source_name,
   read_joints(top.get("joints"), ctx, model, generated);
   read_drivers(top.get("drivers"), ctx, model, generated);
   read_forces(top.get("forces"), ctx, model, generated);
+  internal::read_contacts(top.get("contacts"), ctx, model);  // contacts_reader.cpp
   for (Event& e : generated) model.add_event(std::move(e));
   read_events(top.get("events"), ctx, model);
   read_initial_velocities(top.get("initial_velocities"), ctx, model);
