@@ -3,10 +3,74 @@
 #include <fmt/format.h>
 
 #include "../text_util.h"
+#include "ictus/forces/compliant_joint_limit.h"
 
 namespace ictus::internal {
 
 namespace {
+
+// `law: compliant`: the stop as a force element on the same gap
+// (compliant_joint_limit.h): model, stiffness, and damping given or derived
+// from a wanted restitution at an impact speed.
+void read_compliant(MapReader& r, const JointLimitContact& c, Model& model) {
+  using Law = CompliantJointLimit::Law;
+  CompliantJointLimit::Parameters p;
+  p.lower = c.lower;
+  p.upper = c.upper;
+  const std::string kind = r.string("model", "hunt_crossley");
+  if (kind == "hunt_crossley") {
+    p.law = Law::kHuntCrossley;
+  } else if (kind == "hertz") {
+    p.law = Law::kHertz;
+  } else if (kind == "kelvin_voigt") {
+    p.law = Law::kKelvinVoigt;
+  } else {
+    throw ModelError(
+        r.context().at(r.get("model")), r.element(),
+        fmt::format("'model' is 'hunt_crossley', 'hertz' or 'kelvin_voigt', got '{}'", kind));
+  }
+  if (!r.has("stiffness"))
+    throw ModelError(r.where(), r.element(),
+                     "a compliant contact needs 'stiffness' (k of N = k d ..., N/m or N/m^1.5)");
+  p.stiffness = r.positive("stiffness", 0.0);
+  p.clip = r.boolean("clip", true);
+  const bool wanted = r.has("restitution");
+  if (wanted && r.has("damping"))
+    throw ModelError(r.context().at(r.get("damping")), r.element(),
+                     "give 'damping' or a wanted 'restitution' (with 'impact_speed'), not both");
+  p.impact_speed = r.positive("impact_speed", 0.0, true);
+  if (wanted) {
+    if (p.law == Law::kKelvinVoigt)
+      throw ModelError(r.context().at(r.get("restitution")), r.element(),
+                       "a Kelvin-Voigt contact needs its 'damping' [N s/m]; a wanted restitution "
+                       "sets the damping of the Hunt-Crossley laws");
+    if (!(p.impact_speed > 0.0))
+      throw ModelError(
+          r.context().at(r.get("restitution")), r.element(),
+          "a wanted 'restitution' needs the 'impact_speed' [m/s or rad/s] it holds at");
+    p.damping = CompliantJointLimit::hunt_crossley_damping(p.law, c.restitution, p.impact_speed);
+  } else {
+    p.damping = r.positive("damping", 0.0, true);
+  }
+  using Coordinate = JointLimitContact::Coordinate;
+  const int j = model.find_joint(c.joint);
+  Coordinate coordinate = c.coordinate;
+  if (coordinate == Coordinate::kAuto && j >= 0) {
+    const Joint& joint = model.joints()[static_cast<std::size_t>(j)];
+    if (joint.has_angle && joint.has_translation)
+      throw ModelError(r.context().at(r.get("joint")), r.element(),
+                       fmt::format("joint '{}' ({}) has a translation and an angle: say which one "
+                                   "is limited ('coordinate: translation' or 'coordinate: angle')",
+                                   joint.name, joint.type));
+    coordinate =
+        joint.has_angle && !joint.has_translation ? Coordinate::kAngle : Coordinate::kTranslation;
+  }
+  model.add_force(std::make_unique<CompliantJointLimit>(
+      c.name, c.joint,
+      coordinate == Coordinate::kAngle ? CompliantJointLimit::Coordinate::kAngle
+                                       : CompliantJointLimit::Coordinate::kTranslation,
+      p, c.where));
+}
 
 void read_joint_limit(MapReader& r, const std::string& name, Model& model) {
   JointLimitContact c;
@@ -31,11 +95,15 @@ void read_joint_limit(MapReader& r, const std::string& name, Model& model) {
       throw ModelError(r.context().at(e), r.element(),
                        fmt::format("restitution must be in [0, 1], got {}", c.restitution));
   }
-  c.accumulation_time = r.positive("accumulation_time", c.accumulation_time);
   const std::string law = r.string("law", "impulsive");
+  if (law == "compliant") {
+    read_compliant(r, c, model);
+    return;
+  }
   if (law != "impulsive")
     throw ModelError(r.context().at(r.get("law")), r.element(),
-                     fmt::format("'law' is 'impulsive' here, got '{}'", law));
+                     fmt::format("'law' is 'impulsive' or 'compliant', got '{}'", law));
+  c.accumulation_time = r.positive("accumulation_time", c.accumulation_time);
   try {
     model.add_contact(std::move(c));
   } catch (const ModelError& e) {
