@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "contact/lcp.h"
+#include "ictus/constraints/distance.h"
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "ictus/system.h"
@@ -36,6 +37,8 @@ void System::Impl::build_contact_holds() {
       side.sign = sign;
       side.limit = *limit;
       side.name = two_sided ? contact.name + suffix : contact.name;
+      side.restitution = contact.restitution;
+      side.accumulation_time = contact.accumulation_time;
       DriverRuntime rt;
       rt.hold_contact = static_cast<int>(contact_sides.size());
       rt.joint = j;
@@ -66,7 +69,93 @@ void System::Impl::build_contact_holds() {
       contact_sides.push_back(std::move(side));
     }
   }
+  build_shape_contact_holds();
   contact_impulses.assign(contact_sides.size(), 0.0);
+}
+
+// Contact points of two shapes as rows of the free instances (like a
+// stick/slip element's distance hold): the plane is the base,
+//   sphere-plane:  the centre on the plane, held at the radius
+//   box-plane:     each corner on the plane, held at 0
+//   capsule-plane: each end centre on the plane, held at the radius
+//   sphere-sphere: the distance of the centres, held at the sum of the radii
+// so that the hold row's position error is the gap.
+void System::Impl::build_shape_contact_holds() {
+  using Type = Shape::Type;
+  const std::vector<Shape>& shapes = model.shapes();
+  for (const ShapeContact& contact : model.shape_contacts()) {
+    const BodyIndex a = model.body_index(contact.body_a);
+    const BodyIndex b = model.body_index(contact.body_b);
+    struct Point {
+      BodyIndex base, follower;
+      std::shared_ptr<const ElementaryConstraint> constraint;
+      double held;
+    };
+    std::vector<Point> points;
+    for (const Shape& sa : shapes) {
+      if (sa.body != a) continue;
+      for (const Shape& sb : shapes) {
+        if (sb.body != b) continue;
+        if (sa.type == Type::kSphere && sb.type == Type::kSphere) {
+          points.push_back(
+              {a, b,
+               std::make_shared<Distance>(sa.center_B, sb.center_B, sa.radius + sb.radius, true),
+               sa.radius + sb.radius});
+          continue;
+        }
+        const bool plane_first = sa.type == Type::kPlane;
+        const Shape& plane = plane_first ? sa : sb;
+        const Shape& other = plane_first ? sb : sa;
+        auto on_plane = [&](const Vec3& point_B, double held) {
+          points.push_back(
+              {plane.body, other.body,
+               std::make_shared<PointOnPlane>(plane.center_B, plane.normal_B, point_B, true),
+               held});
+        };
+        switch (other.type) {
+          case Type::kSphere:
+            on_plane(other.center_B, other.radius);
+            break;
+          case Type::kCapsule:
+            on_plane(other.center_B - other.half_length * other.axis_B, other.radius);
+            on_plane(other.center_B + other.half_length * other.axis_B, other.radius);
+            break;
+          case Type::kBox:
+            for (int k = 0; k < 8; ++k) {
+              const Vec3 corner((k & 1) ? 1.0 : -1.0, (k & 2) ? 1.0 : -1.0, (k & 4) ? 1.0 : -1.0);
+              on_plane(other.center_B + other.half_extents.cwiseProduct(corner), 0.0);
+            }
+            break;
+          case Type::kPlane:
+            break;  // rejected by Model::add_shape_contact
+        }
+      }
+    }
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      ContactSide side;
+      side.name = points.size() == 1 ? contact.name : fmt::format("{}.p{}", contact.name, p);
+      side.restitution = contact.restitution;
+      side.accumulation_time = contact.accumulation_time;
+      side.limit = points[p].held;
+      DriverRuntime rt;
+      rt.hold_contact = static_cast<int>(contact_sides.size());
+      rt.coordinate = Driver::Coordinate::kTranslation;
+      rt.held = points[p].held;
+      Instance inst;
+      inst.label = side.name;
+      inst.driver = static_cast<int>(drivers.size());
+      inst.enabled = 0;
+      inst.base = points[p].base;
+      inst.follower = points[p].follower;
+      inst.constraint = points[p].constraint;
+      rt.instance = static_cast<int>(instances.size());
+      free_instances.push_back(rt.instance);
+      instances.push_back(std::move(inst));
+      side.driver = static_cast<int>(drivers.size());
+      drivers.push_back(std::move(rt));
+      contact_sides.push_back(std::move(side));
+    }
+  }
 }
 
 void System::Impl::register_contact_channels() {
@@ -74,6 +163,7 @@ void System::Impl::register_contact_channels() {
   for (std::size_t k = 0; k < contact_sides.size(); ++k) {
     const ContactSide& side = contact_sides[k];
     const bool angle =
+        side.contact >= 0 &&
         model.contacts()[static_cast<std::size_t>(side.contact)].coordinate == Coordinate::kAngle;
     const int i = static_cast<int>(k);
     add_channel(side.name + ".gap", angle ? "rad" : "m", Stage::kKinematics,
@@ -109,9 +199,23 @@ int System::Impl::contact_row(int side) const {
   return instance_row[static_cast<std::size_t>(d.instance)];
 }
 
+namespace {
+// The row of a shape contact point with its position error (the gap) at the
+// evaluated kinematics.
+ConstraintRow shape_row(const System::Impl& s, const System::Impl::DriverRuntime& d) {
+  const System::Impl::Instance& inst = s.instances[static_cast<std::size_t>(d.instance)];
+  ConstraintRow row;
+  const ConstraintContext ctx{s.kinematics(inst.base), s.kinematics(inst.follower), s.t,
+                              MotionSample{d.held, 0.0, 0.0}};
+  inst.constraint->evaluate(ctx, std::span<ConstraintRow>(&row, 1));
+  return row;
+}
+}  // namespace
+
 double System::Impl::contact_gap(int side) const {
   const ContactSide& s = contact_sides[static_cast<std::size_t>(side)];
   const DriverRuntime& d = drivers[static_cast<std::size_t>(s.driver)];
+  if (d.joint < 0) return shape_row(*this, d).position_error;
   const double c = d.coordinate == Driver::Coordinate::kAngle ? joint_angle(d.joint)
                                                               : joint_translation(d.joint);
   return s.sign * (c - s.limit);
@@ -120,6 +224,15 @@ double System::Impl::contact_gap(int side) const {
 double System::Impl::contact_gap_rate(int side) const {
   const ContactSide& s = contact_sides[static_cast<std::size_t>(side)];
   const DriverRuntime& d = drivers[static_cast<std::size_t>(s.driver)];
+  if (d.joint < 0) {
+    const Instance& inst = instances[static_cast<std::size_t>(d.instance)];
+    const ConstraintRow row = shape_row(*this, d);
+    double rate = 0.0;
+    if (inst.base != kGround) rate += row.J_base.dot(layout.body_velocity(y, inst.base));
+    if (inst.follower != kGround)
+      rate += row.J_follower.dot(layout.body_velocity(y, inst.follower));
+    return rate;
+  }
   const double c = d.coordinate == Driver::Coordinate::kAngle ? joint_angle_rate(d.joint)
                                                               : joint_translation_rate(d.joint);
   return s.sign * c;
@@ -182,17 +295,11 @@ const std::string& System::contact_side_name(int k) const {
 }
 
 double System::contact_restitution(int k) const {
-  const Impl& s = *impl_;
-  return s.model
-      .contacts()[static_cast<std::size_t>(s.contact_sides[static_cast<std::size_t>(k)].contact)]
-      .restitution;
+  return impl_->contact_sides[static_cast<std::size_t>(k)].restitution;
 }
 
 double System::contact_accumulation_time(int k) const {
-  const Impl& s = *impl_;
-  return s.model
-      .contacts()[static_cast<std::size_t>(s.contact_sides[static_cast<std::size_t>(k)].contact)]
-      .accumulation_time;
+  return impl_->contact_sides[static_cast<std::size_t>(k)].accumulation_time;
 }
 
 bool System::contact_closed(int k) const {
@@ -229,7 +336,7 @@ double System::contact_gap_resolution(int k) {
   const bool angle =
       s.drivers[static_cast<std::size_t>(side.driver)].coordinate == Driver::Coordinate::kAngle;
   const double coordinate = side.limit + side.sign * s.contact_gap(k);
-  return 100.0 * std::numeric_limits<double>::epsilon() *
+  return 10.0 * std::numeric_limits<double>::epsilon() *
          (std::abs(side.limit) + std::abs(coordinate) + (angle ? M_PI : 0.0));
 }
 

@@ -227,13 +227,18 @@ struct System::Impl {
   // One side of a joint limit: a unilateral row held closed, while it is, by
   // a driver row without formulas at the limit (as a stuck element's hold).
   struct ContactSide {
-    int contact = -1;   // index into model.contacts()
+    int contact = -1;   // index into model.contacts() (a joint limit), or -1 (shapes)
     double sign = 1.0;  // +1 lower side (g = c - lower), -1 upper side (g = upper - c)
     double limit = 0.0;
     int driver = -1;   // its hold row's driver
     std::string name;  // channel prefix: the contact's name, or "<name>.lower" / ".upper"
+    double restitution = 0.0;
+    double accumulation_time = 1e-6;
   };
   void build_contact_holds();
+  /// The sides of the contacts between shapes: a free hold row per contact
+  /// point (system_contacts.cpp).
+  void build_shape_contact_holds();
   void register_contact_channels();
   /// Makes the structure current and takes the contact rows out of
   /// newly_active: their closing is the contact impact's business.

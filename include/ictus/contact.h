@@ -31,7 +31,19 @@ struct JointLimitContact {
   double restitution = 0.0;     ///< Newton's coefficient e in [0, 1]
   /// An accumulation of impacts (Zeno) is ended in persistent contact when
   /// the flights that remain would last less than this [s] (contact.md).
-  double accumulation_time = 1e-10;
+  double accumulation_time = 1e-6;
+  SourceLocation where;
+};
+
+/// Contact between the shapes of two bodies (model file: `contacts:`, `type:
+/// shapes`): every pair of a shape of one and a shape of the other gives
+/// its contact points (sphere-plane: 1, sphere-sphere: 1, box-plane: the 8
+/// corners, capsule-plane: its 2 end spheres), each a unilateral side.
+struct ShapeContact {
+  std::string name;
+  std::string body_a, body_b;
+  double restitution = 0.0;
+  double accumulation_time = 1e-6;
   SourceLocation where;
 };
 

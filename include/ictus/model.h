@@ -16,6 +16,7 @@
 #include "ictus/expression.h"
 #include "ictus/force.h"
 #include "ictus/joint.h"
+#include "ictus/shape.h"
 #include "ictus/stepper.h"
 
 namespace ictus {
@@ -153,6 +154,11 @@ class Model {
   /// Adds a joint limit (contact.h): its joint must exist and have the
   /// coordinate it limits, lower <= upper, restitution in [0, 1].
   void add_contact(JointLimitContact contact);
+  /// Adds a shape to a body (or the ground): positive sizes, unit vectors.
+  void add_shape(Shape shape);
+  /// Adds a contact between the shapes of two bodies: different bodies, not
+  /// both the ground, each with a shape, pairs of supported types.
+  void add_shape_contact(ShapeContact contact);
   void add_driver(Driver driver);
   /// Adds an event. Its name is an identifier, or "<element>.<what>" for
   /// events generated from an element's switching keys (until, after, ...).
@@ -177,6 +183,8 @@ class Model {
   const std::vector<std::unique_ptr<ForceElement>>& forces() const { return forces_; }
   const std::vector<Driver>& drivers() const { return drivers_; }
   const std::vector<JointLimitContact>& contacts() const { return contacts_; }
+  const std::vector<Shape>& shapes() const { return shapes_; }
+  const std::vector<ShapeContact>& shape_contacts() const { return shape_contacts_; }
   const std::vector<Event>& events() const { return events_; }
   const std::vector<GivenVelocity>& given_velocities() const { return given_; }
   const std::vector<std::string>& initially_disabled() const { return initially_disabled_; }
@@ -214,6 +222,8 @@ class Model {
   std::vector<std::unique_ptr<ForceElement>> forces_;
   std::vector<Driver> drivers_;
   std::vector<JointLimitContact> contacts_;
+  std::vector<Shape> shapes_;
+  std::vector<ShapeContact> shape_contacts_;
   std::vector<Event> events_;
   std::vector<GivenVelocity> given_;
   std::vector<std::string> initially_disabled_;

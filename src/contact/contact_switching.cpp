@@ -49,9 +49,11 @@ double ContactSwitching::value(int k, double t, const VecX& y) {
 }
 
 // Closed, N = 0 still holds (the contact opens when it would pull); open,
-// a gap of zero is contact.
+// the gap must go below where the last impact left it (a body touching at
+// rest with no force, g = 0, is no impact).
 bool ContactSwitching::crossed(int k, double g) const {
-  return system_.contact_closed(k) ? g < 0.0 : g <= 0.0;
+  (void)k;
+  return g < 0.0;
 }
 
 void ContactSwitching::remember(double t, const VecX& y) {
@@ -100,8 +102,13 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
   system_.evaluate(t, y, Stage::kKinematics);
   for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
     const bool listed = std::find(closing.begin(), closing.end(), k) != closing.end();
-    const bool touching = system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)] <= 0.0 &&
-                          system_.contact_gap_rate(k) < 0.0;
+    // touching (closing or at rest) within what the root finder leaves:
+    // simultaneous impacts of symmetric contacts, a box's corners, differ
+    // by round-off
+    const double rate = system_.contact_gap_rate(k);
+    const bool touching =
+        rate <= 0.0 && system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)] <=
+                           std::max(1e-10 * -rate, system_.contact_gap_resolution(k));
     if (listed || touching || system_.contact_closed(k)) sides.push_back(k);
   }
   const VecX before = y;  // an accumulation redoes the impact from here
@@ -152,11 +159,11 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
     }
     if (remaining_time[i] >= 0.0) {
       log_({t, "accumulation", system_.contact_side_name(k),
-            fmt::format("impacts accumulate (Zeno): with e = {} the rebounds left would last "
-                        "{:.3g} s in all (below the accumulation time, or flights lower than "
-                        "the gap resolves); taken as one plastic impact, ending in persistent "
-                        "contact",
-                        system_.contact_restitution(k), remaining_time[i])});
+            fmt::format("impacts accumulate (Zeno) at t_inf = {:.15g} s: with e = {} the "
+                        "rebounds left would last {:.3g} s in all (below the accumulation time, "
+                        "or flights lower than the gap resolves); taken as one plastic impact, "
+                        "ending in persistent contact",
+                        t + remaining_time[i], system_.contact_restitution(k), remaining_time[i])});
       ++changes;
     }
     if (at_rest(v_out, v_in)) {

@@ -7,8 +7,10 @@
 #include <SolverOptions.h>
 #include <lcp_cst.h>
 
+#include <Eigen/QR>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace ictus::internal {
 
@@ -56,8 +58,39 @@ LcpSolution solve_lcp(const MatX& W, const VecX& q) {
     s.solved = true;
     return s;
   }
-  if (run_solver(SICONOS_LCP_LEMKE, W, q, s)) return s;
-  if (q.size() <= 16 && run_solver(SICONOS_LCP_ENUM, W, q, s)) return s;
+  // A redundant contact set (a box flat on four corners) makes W singular
+  // and the multipliers non-unique; a relative 1e-12 on the diagonal picks
+  // the solution nearest to the least-norm one (symmetric where the
+  // contacts are), changing velocities by that relative amount only.
+  // The active set found, the multipliers are solved again exactly on it
+  // (least-norm for a singular block), so that nonsingular problems keep
+  // their exact solution.
+  MatX regularised = W;
+  regularised.diagonal().array() += 1e-12 * W.diagonal().cwiseAbs().maxCoeff();
+  if (!run_solver(SICONOS_LCP_LEMKE, regularised, q, s) &&
+      !(q.size() <= 16 && run_solver(SICONOS_LCP_ENUM, regularised, q, s)))
+    return s;
+  std::vector<Eigen::Index> active;
+  for (Eigen::Index i = 0; i < q.size(); ++i)
+    if (s.z(i) > 0.0) active.push_back(i);
+  if (active.empty()) return s;
+  const auto m = static_cast<Eigen::Index>(active.size());
+  MatX Waa(m, m);
+  VecX qa(m);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    qa(i) = q(active[static_cast<std::size_t>(i)]);
+    for (Eigen::Index j = 0; j < m; ++j)
+      Waa(i, j) = W(active[static_cast<std::size_t>(i)], active[static_cast<std::size_t>(j)]);
+  }
+  const VecX za = Eigen::CompleteOrthogonalDecomposition<MatX>(Waa).solve(-qa);
+  VecX z = VecX::Zero(q.size());
+  for (Eigen::Index i = 0; i < m; ++i) z(active[static_cast<std::size_t>(i)]) = za(i);
+  const VecX w = W * z + q;
+  const double scale = std::max(1.0, q.cwiseAbs().maxCoeff());
+  if (za.minCoeff() >= 0.0 && w.minCoeff() >= -1e-10 * scale) {
+    s.z = z;
+    s.w = w.cwiseMax(0.0);
+  }
   return s;
 }
 

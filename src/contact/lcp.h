@@ -5,7 +5,9 @@
 // positive semidefinite, singular for redundant contacts) and z the normal
 // impulses (impact) or forces (persistent contact). Solved by
 // siconos-numerics: Lemke's lexicographic pivoting first (it terminates on
-// positive semidefinite W), the enumerative solver when Lemke fails.
+// positive semidefinite W), the enumerative solver when Lemke fails. A
+// relative 1e-12 is added to the diagonal: with redundant contacts it
+// selects the least-norm multipliers (lcp.cpp).
 #pragma once
 
 #include "ictus/math.h"

@@ -114,12 +114,79 @@ void read_joint_limit(MapReader& r, const std::string& name, Model& model) {
   }
 }
 
+void read_shape_contact(MapReader& r, const std::string& name, Model& model) {
+  ShapeContact c;
+  c.name = name;
+  c.where = r.where();
+  const YAML::Node between = r.required("between", "two body names, [a, b]");
+  if (!between.IsSequence() || between.size() != 2)
+    throw ModelError(r.context().at(between), r.element(),
+                     "'between' must be two body names, [a, b]");
+  c.body_a = between[0].as<std::string>();
+  c.body_b = between[1].as<std::string>();
+  if (const YAML::Node e = r.get("restitution")) {
+    c.restitution = read_number(e, r.context(), r.element(), "restitution");
+    if (!(c.restitution >= 0.0 && c.restitution <= 1.0))
+      throw ModelError(r.context().at(e), r.element(),
+                       fmt::format("restitution must be in [0, 1], got {}", c.restitution));
+  }
+  c.accumulation_time = r.positive("accumulation_time", c.accumulation_time);
+  const std::string law = r.string("law", "impulsive");
+  if (law != "impulsive")
+    throw ModelError(r.context().at(r.get("law")), r.element(),
+                     fmt::format("contacts between shapes are 'impulsive' so far, got '{}'", law));
+  try {
+    model.add_shape_contact(std::move(c));
+  } catch (const ModelError& e) {
+    // the bodies, their shapes or their pairing: point at 'between'
+    throw ModelError(r.context().at(between), e.element(), e.detail());
+  }
+}
+
 }  // namespace
+
+void read_shapes(const YAML::Node& node, const FileContext& ctx, Model& model) {
+  if (!node) return;
+  const MapReader check(node, ctx, "shapes");
+  const std::vector<std::string> types = {"sphere", "box", "capsule", "plane"};
+  for (const auto& kv : node) {
+    Shape s;
+    s.name = kv.first.as<std::string>();
+    const std::string element = fmt::format("shape '{}'", s.name);
+    MapReader r(kv.second, ctx, element);
+    s.where = r.where();
+    const std::string body = r.required_string("body", "a body name (or ground)");
+    s.body = model.body_index(body, element, ctx.at(r.get("body")));
+    const std::string type = r.required_string("type", "a shape type");
+    s.center_B = r.vec3("at", Vec3::Zero());
+    if (type == "sphere") {
+      s.type = Shape::Type::kSphere;
+      s.radius = r.required_number("radius");
+    } else if (type == "box") {
+      s.type = Shape::Type::kBox;
+      s.half_extents = 0.5 * r.required_vec3("size");
+    } else if (type == "capsule") {
+      s.type = Shape::Type::kCapsule;
+      s.radius = r.required_number("radius");
+      s.half_length = 0.5 * r.required_number("length");
+      s.axis_B = r.unit_vec3("axis", Vec3::UnitZ());
+    } else if (type == "plane") {
+      s.type = Shape::Type::kPlane;
+      s.normal_B = r.required_unit_vec3("normal");
+    } else {
+      throw ModelError(ctx.at(r.get("type")), element,
+                       fmt::format("unknown shape type '{}'{}; known types: {}", type,
+                                   did_you_mean(type, types), join_names(types)));
+    }
+    r.finish();
+    model.add_shape(std::move(s));
+  }
+}
 
 void read_contacts(const YAML::Node& node, const FileContext& ctx, Model& model) {
   if (!node) return;
   const MapReader check(node, ctx, "contacts");
-  const std::vector<std::string> types = {"joint_limit"};
+  const std::vector<std::string> types = {"joint_limit", "shapes"};
   for (const auto& kv : node) {
     const std::string name = kv.first.as<std::string>();
     const std::string element = fmt::format("contact '{}'", name);
@@ -127,6 +194,8 @@ void read_contacts(const YAML::Node& node, const FileContext& ctx, Model& model)
     const std::string type = r.required_string("type", "a contact type");
     if (type == "joint_limit") {
       read_joint_limit(r, name, model);
+    } else if (type == "shapes") {
+      read_shape_contact(r, name, model);
     } else {
       throw ModelError(ctx.at(r.get("type")), element,
                        fmt::format("unknown contact type '{}'{}; known types: {}", type,

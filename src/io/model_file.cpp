@@ -952,6 +952,7 @@ Model parse_model(const std::string& text, const std::string& source_name,
   read_joints(top.get("joints"), ctx, model, generated);
   read_drivers(top.get("drivers"), ctx, model, generated);
   read_forces(top.get("forces"), ctx, model, generated);
+  internal::read_shapes(top.get("shapes"), ctx, model);      // contacts_reader.cpp
   internal::read_contacts(top.get("contacts"), ctx, model);  // contacts_reader.cpp
   for (Event& e : generated) model.add_event(std::move(e));
   read_events(top.get("events"), ctx, model);
