@@ -20,6 +20,9 @@ ContactSwitching::ContactSwitching(System& system, Log log)
   g_last_.assign(count, 1.0);
   offset_.assign(count, 0.0);
   just_switched_.assign(count, 0);
+  // the look-ahead's work vectors, sized once: the step loop does not allocate
+  rate_ = VecX::Zero(system_.state_size());
+  ahead_ = rate_;
 }
 
 std::vector<double> ContactSwitching::saved() const {
