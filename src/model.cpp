@@ -100,6 +100,9 @@ Model::Model(const Model& other)
       bodies_(other.bodies_),
       joints_(other.joints_),
       drivers_(other.drivers_),
+      contacts_(other.contacts_),
+      shapes_(other.shapes_),
+      shape_contacts_(other.shape_contacts_),
       events_(other.events_),
       given_(other.given_),
       initially_disabled_(other.initially_disabled_),
@@ -224,6 +227,132 @@ void Model::add_driver(Driver driver) {
                     "position driver needs a prismatic, cylindrical or point_on_line joint",
                     joint.name, joint.type));
   drivers_.push_back(std::move(driver));
+}
+
+void Model::add_contact(JointLimitContact contact) {
+  const std::string element = fmt::format("contact '{}'", contact.name);
+  claim_name(contact.name, element, contact.where);
+  const int j = find_joint(contact.joint);
+  if (j < 0) {
+    std::vector<std::string> names;
+    for (const Joint& jt : joints_) names.push_back(jt.name);
+    throw ModelError(
+        contact.where, element,
+        fmt::format("unknown joint '{}'{}; known joints: {}", contact.joint,
+                    internal::did_you_mean(contact.joint, names), internal::join_names(names)));
+  }
+  const Joint& joint = joints_[static_cast<std::size_t>(j)];
+  using Coordinate = JointLimitContact::Coordinate;
+  if (contact.coordinate == Coordinate::kAuto) {
+    if (joint.has_translation && joint.has_angle)
+      throw ModelError(contact.where, element,
+                       fmt::format("joint '{}' ({}) has a translation and an angle: say which one "
+                                   "is limited ('coordinate: translation' or 'coordinate: angle')",
+                                   joint.name, joint.type));
+    if (joint.has_translation) contact.coordinate = Coordinate::kTranslation;
+    if (joint.has_angle) contact.coordinate = Coordinate::kAngle;
+  }
+  const bool angle = contact.coordinate == Coordinate::kAngle;
+  if ((contact.coordinate == Coordinate::kAuto) || (angle && !joint.has_angle) ||
+      (!angle && contact.coordinate == Coordinate::kTranslation && !joint.has_translation))
+    throw ModelError(
+        contact.where, element,
+        fmt::format("joint '{}' ({}) has no {} coordinate to limit; a joint limit needs the "
+                    "translation of a prismatic or cylindrical joint or the angle of a revolute "
+                    "or cylindrical joint",
+                    joint.name, joint.type,
+                    contact.coordinate == Coordinate::kAuto ? "translation or angle"
+                    : angle                                 ? "angle"
+                                                            : "translation"));
+  if (!contact.lower && !contact.upper)
+    throw ModelError(contact.where, element, "a joint limit needs 'lower', 'upper' or both");
+  if (contact.lower && contact.upper && !(*contact.lower <= *contact.upper))
+    throw ModelError(
+        contact.where, element,
+        fmt::format("'lower' ({}) must not exceed 'upper' ({})", *contact.lower, *contact.upper));
+  if (!(contact.restitution >= 0.0 && contact.restitution <= 1.0))
+    throw ModelError(contact.where, element,
+                     fmt::format("restitution must be in [0, 1], got {}", contact.restitution));
+  if (!(contact.accumulation_time > 0.0))
+    throw ModelError(
+        contact.where, element,
+        fmt::format("accumulation_time must be > 0, got {}", contact.accumulation_time));
+  contacts_.push_back(std::move(contact));
+}
+
+const char* shape_type_name(Shape::Type type) {
+  switch (type) {
+    case Shape::Type::kSphere:
+      return "sphere";
+    case Shape::Type::kBox:
+      return "box";
+    case Shape::Type::kCapsule:
+      return "capsule";
+    case Shape::Type::kPlane:
+      return "plane";
+  }
+  return "?";
+}
+
+void Model::add_shape(Shape shape) {
+  const std::string element = fmt::format("shape '{}'", shape.name);
+  claim_name(shape.name, element, shape.where);
+  if (shape.body != kGround &&
+      (shape.body < 0 || shape.body >= static_cast<BodyIndex>(bodies_.size())))
+    throw ModelError(shape.where, element, fmt::format("body index {} does not exist", shape.body));
+  using Type = Shape::Type;
+  if ((shape.type == Type::kSphere || shape.type == Type::kCapsule) && !(shape.radius > 0.0))
+    throw ModelError(shape.where, element,
+                     fmt::format("'radius' must be > 0, got {}", shape.radius));
+  if (shape.type == Type::kBox && !(shape.half_extents.minCoeff() > 0.0))
+    throw ModelError(shape.where, element,
+                     fmt::format("every side of a box ('size') must be > 0, got [{}, {}, {}]",
+                                 2 * shape.half_extents.x(), 2 * shape.half_extents.y(),
+                                 2 * shape.half_extents.z()));
+  if (shape.type == Type::kCapsule && !(shape.half_length > 0.0))
+    throw ModelError(
+        shape.where, element,
+        fmt::format("a capsule's 'length' must be > 0, got {}", 2 * shape.half_length));
+  shapes_.push_back(std::move(shape));
+}
+
+void Model::add_shape_contact(ShapeContact contact) {
+  const std::string element = fmt::format("contact '{}'", contact.name);
+  claim_name(contact.name, element, contact.where);
+  const BodyIndex a = body_index(contact.body_a, element, contact.where);
+  const BodyIndex b = body_index(contact.body_b, element, contact.where);
+  if (a == b)
+    throw ModelError(
+        contact.where, element,
+        fmt::format("a contact needs two different bodies, got '{}' twice", contact.body_a));
+  if (!(contact.restitution >= 0.0 && contact.restitution <= 1.0))
+    throw ModelError(contact.where, element,
+                     fmt::format("restitution must be in [0, 1], got {}", contact.restitution));
+  using Type = Shape::Type;
+  int pairs = 0;
+  for (const Shape& sa : shapes_) {
+    if (sa.body != a) continue;
+    for (const Shape& sb : shapes_) {
+      if (sb.body != b) continue;
+      const bool plane_a = sa.type == Type::kPlane;
+      const bool plane_b = sb.type == Type::kPlane;
+      const bool spheres = sa.type == Type::kSphere && sb.type == Type::kSphere;
+      if (spheres || plane_a != plane_b) {
+        ++pairs;
+        continue;
+      }
+      throw ModelError(
+          contact.where, element,
+          fmt::format("no contact between a {} ('{}') and a {} ('{}'): supported are "
+                      "sphere-plane, sphere-sphere, box-plane and capsule-plane",
+                      shape_type_name(sa.type), sa.name, shape_type_name(sb.type), sb.name));
+    }
+  }
+  if (pairs == 0)
+    throw ModelError(contact.where, element,
+                     fmt::format("'{}' and '{}' need shapes (`shapes:`) to touch", contact.body_a,
+                                 contact.body_b));
+  shape_contacts_.push_back(std::move(contact));
 }
 
 void Model::add_event(Event event) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "contact/contact_switching.h"
 #include "element_switching.h"
 #include "root_finding.h"
 #include "step_size_watch.h"
@@ -34,13 +35,15 @@ Simulation::Simulation(std::shared_ptr<const CompiledModel> compiled)
     state.stage = system_.condition_stage(state.condition);
     events_.push_back(state);
   }
-  switching_ = std::make_unique<internal::ElementSwitching>(system_, [this](EventRecord r) {
+  auto log = [this](EventRecord r) {
     if (defer_log_) {
       deferred_switches_.push_back(std::move(r));
     } else {
       record(std::move(r));
     }
-  });
+  };
+  switching_ = std::make_unique<internal::ElementSwitching>(system_, log);
+  contacts_ = std::make_unique<internal::ContactSwitching>(system_, log);
 }
 
 Simulation::~Simulation() = default;
@@ -291,6 +294,8 @@ bool Simulation::start(bool with_observers) {
   // the observers have started)
   defer_log_ = true;
   element_switches_ = switching_->empty() ? 0 : switching_->apply(t_, y_, true);
+  // unilateral contacts: which touch, closed or hitting, on the assembled state
+  if (!contacts_->empty()) element_switches_ += contacts_->apply(t_, y_, true);
   defer_log_ = false;
 
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
@@ -321,6 +326,7 @@ bool Simulation::start(bool with_observers) {
     const double g = event_function(e, t_, y_);
     e.g_last = e.rising ? std::max(g, 0.0) + 1e-300 : std::min(g, 0.0);
   }
+  contacts_->settle(t_, y_);
   return stop;
 }
 
@@ -336,6 +342,8 @@ struct Simulation::Checkpoint {
   std::vector<double> g_last;
   std::vector<char> armed, rising;
   std::vector<double> element_sides;
+  std::vector<double> contact_sides;
+  int contact_impacts = 0;
   std::vector<EventRecord> log;
   RunStatistics stats;
   long output_index = 0;
@@ -361,6 +369,8 @@ std::shared_ptr<const Simulation::Checkpoint> Simulation::save() const {
     c->rising.push_back(e.rising ? 1 : 0);
   }
   c->element_sides = switching_->sides();
+  c->contact_sides = contacts_->saved();
+  c->contact_impacts = contacts_->impacts();
   c->log = log_;
   c->stats = stats_;
   c->output_index = output_index_;
@@ -393,6 +403,7 @@ void Simulation::restore(const Checkpoint& c) {
     events_[k].rising = c.rising[k] != 0;
   }
   switching_->set_sides(c.element_sides);
+  contacts_->restore(c.contact_sides, c.contact_impacts);
   log_ = c.log;
   stats_ = c.stats;
   output_index_ = c.output_index;
@@ -478,6 +489,12 @@ void Simulation::advance(double target) {
             t_event, switching_->locate(
                          t0, t1, stepper_->y(),
                          [this](double t, VecX& out) { stepper_->interpolate(t, out); }, work_));
+      // ... and of a contact's gap or normal force (contact/contact_switching.h)
+      if (!contacts_->empty())
+        t_event = std::min(
+            t_event, contacts_->locate(
+                         t0, t1, stepper_->y(),
+                         [this](double t, VecX& out) { stepper_->interpolate(t, out); }, work_));
 
       if (t_event <= t1) {
         emit_samples_until(t_event, false);
@@ -501,6 +518,9 @@ void Simulation::advance(double target) {
           // stick/slip elements first: their switches change the forces
           if (round == 0 && !switching_->empty())
             element_switches_ += switching_->apply(t_event, y_event, false);
+          // then contacts: impacts, persistent contact, lift-off
+          if (round == 0 && !contacts_->empty())
+            element_switches_ += contacts_->apply(t_event, y_event, false);
           // after actions the side is judged a moment later: a condition that
           // they leave at exactly zero (a gap closed at rest that an impulse
           // starts to close) crosses now if its rate takes it across
@@ -541,6 +561,7 @@ void Simulation::advance(double target) {
         stepper_->reset(t_, y_);
         settle_conditions(t_, y_);
         switching_->settle(t_, y_);
+        contacts_->settle(t_, y_);
         continue;
       }
 
@@ -554,6 +575,7 @@ void Simulation::advance(double target) {
       log_warnings();  // also those of an accepted step that changed nothing
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
+      if (!contacts_->empty()) contacts_->remember(t_, y_);
     }
     if (interrupted_) {
       // the incomplete results end where the run stopped
@@ -597,7 +619,7 @@ RunStatistics Simulation::run() {
   if (interrupted_) record({t_, "interrupted", "", "the run was interrupted"});
   RunStatistics stats = stats_;
   stats.integrator = stepper_->statistics();
-  stats.impacts = impacts_;
+  stats.impacts = impacts_ + contacts_->impacts();
   stats.structure_changes = system_.structure_version() - 1;
   stats.element_switches = element_switches_;
   stats.end_time = t_;

@@ -91,6 +91,8 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   order_kinematic_slots();
   build_drivers();
   build_holds();
+  build_contact_holds();  // system_contacts.cpp
+  register_contact_channels();
   build_impulse_storage();
   build_given_rows();
   mark_event_switched_constraints();
@@ -419,7 +421,7 @@ char* find_switch(System::Impl& impl, std::string_view element, bool* structural
     }
   *structural = true;
   for (const System::Impl::DriverRuntime& d : impl.drivers) {
-    if (d.hold_force >= 0) continue;  // switched by its element's mode
+    if (d.hold_force >= 0 || d.hold_contact >= 0) continue;  // switched by its element's mode
     System::Impl::Instance& inst = impl.instances[static_cast<std::size_t>(d.instance)];
     if (inst.label == element) return &inst.enabled;
   }

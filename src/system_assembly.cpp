@@ -43,6 +43,13 @@ ModelError row_error(const System::Impl& s, int row, const std::string& what) {
         s.drivers[static_cast<std::size_t>(inst.driver)].hold_force)];
     return ModelError(f.where(), f.element_label(), what);
   }
+  if (inst.driver >= 0 && s.drivers[static_cast<std::size_t>(inst.driver)].hold_contact >= 0) {
+    const auto& side = s.contact_sides[static_cast<std::size_t>(
+        s.drivers[static_cast<std::size_t>(inst.driver)].hold_contact)];
+    if (side.contact < 0) return ModelError({}, fmt::format("contact '{}'", side.name), what);
+    const JointLimitContact& c = s.model.contacts()[static_cast<std::size_t>(side.contact)];
+    return ModelError(c.where, fmt::format("contact '{}'", c.name), what);
+  }
   if (inst.driver >= 0) {
     const Driver& d = s.model.drivers()[static_cast<std::size_t>(inst.driver)];
     return ModelError(d.where, fmt::format("driver '{}'", d.name), what);

@@ -80,9 +80,10 @@ struct System::Impl {
   struct DriverRuntime {
     int joint = -1;
     Driver::Coordinate coordinate = Driver::Coordinate::kAngle;
-    double offset = 0.0;  // the coordinate's value in the assembled configuration
-    int hold_force = -1;  // the stick/slip force element it holds, or -1 (a model driver)
-    double held = 0.0;    // held value (minus offset), for a hold row
+    double offset = 0.0;    // the coordinate's value in the assembled configuration
+    int hold_force = -1;    // the stick/slip force element it holds, or -1 (a model driver)
+    int hold_contact = -1;  // the contact side it holds closed (system_contacts.cpp), or -1
+    double held = 0.0;      // held value (minus offset), for a hold row
     // a hold between two points (joint -1): a distance row, held at the
     // length the points had when the element stuck
     bool hold_distance = false;
@@ -251,6 +252,33 @@ struct System::Impl {
   double max_position_error(int* worst, bool include_dropped = false) const;
   void build_given_rows();
   void capture_joint(int joint);
+
+  // --- unilateral contacts (system_contacts.cpp) ------------------------------
+  // One side of a joint limit: a unilateral row held closed, while it is, by
+  // a driver row without formulas at the limit (as a stuck element's hold).
+  struct ContactSide {
+    int contact = -1;   // index into model.contacts() (a joint limit), or -1 (shapes)
+    double sign = 1.0;  // +1 lower side (g = c - lower), -1 upper side (g = upper - c)
+    double limit = 0.0;
+    int driver = -1;   // its hold row's driver
+    std::string name;  // channel prefix: the contact's name, or "<name>.lower" / ".upper"
+    double restitution = 0.0;
+    double accumulation_time = 1e-6;
+  };
+  void build_contact_holds();
+  /// The sides of the contacts between shapes: a free hold row per contact
+  /// point (system_contacts.cpp).
+  void build_shape_contact_holds();
+  void register_contact_channels();
+  /// Makes the structure current and takes the contact rows out of
+  /// newly_active: their closing is the contact impact's business.
+  void refresh_contact_structure(double time, const VecX& state);
+  double contact_gap(int side) const;
+  double contact_gap_rate(int side) const;
+  int contact_row(int side) const;  // active row of its hold, or -1 (structure current)
+  std::vector<ContactSide> contact_sides;
+  std::vector<double> contact_impulses;  // per side, at the last contact impact
+  double last_contact_impact_time = -std::numeric_limits<double>::infinity();
 
   // --- data -------------------------------------------------------------------
   std::shared_ptr<const CompiledModel> compiled;  // shared by every System of the model

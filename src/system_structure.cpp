@@ -280,6 +280,8 @@ std::string System::Impl::owner_of_row(int row) const {
   const Instance& inst =
       instances[static_cast<std::size_t>(row_info[static_cast<std::size_t>(row)].instance)];
   if (inst.joint >= 0) return live_joints[static_cast<std::size_t>(inst.joint)].name;
+  if (const int side = drivers[static_cast<std::size_t>(inst.driver)].hold_contact; side >= 0)
+    return contact_sides[static_cast<std::size_t>(side)].name;  // a contact point of shapes
   return forces[static_cast<std::size_t>(drivers[static_cast<std::size_t>(inst.driver)].hold_force)]
       ->name();
 }

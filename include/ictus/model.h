@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "ictus/body.h"
+#include "ictus/contact.h"
 #include "ictus/error.h"
 #include "ictus/expression.h"
 #include "ictus/force.h"
 #include "ictus/joint.h"
+#include "ictus/shape.h"
 #include "ictus/stepper.h"
 
 namespace ictus {
@@ -170,6 +172,14 @@ class Model {
   /// Adds a joint built by hand (frames and members set). Returns its index.
   int add_joint(Joint joint);
   void add_force(std::unique_ptr<ForceElement> force);
+  /// Adds a joint limit (contact.h): its joint must exist and have the
+  /// coordinate it limits, lower <= upper, restitution in [0, 1].
+  void add_contact(JointLimitContact contact);
+  /// Adds a shape to a body (or the ground): positive sizes, unit vectors.
+  void add_shape(Shape shape);
+  /// Adds a contact between the shapes of two bodies: different bodies, not
+  /// both the ground, each with a shape, pairs of supported types.
+  void add_shape_contact(ShapeContact contact);
   void add_driver(Driver driver);
   /// Adds an event. Its name is an identifier, or "<element>.<what>" for
   /// events generated from an element's switching keys (until, after, ...).
@@ -193,6 +203,9 @@ class Model {
   const std::vector<Joint>& joints() const { return joints_; }
   const std::vector<std::unique_ptr<ForceElement>>& forces() const { return forces_; }
   const std::vector<Driver>& drivers() const { return drivers_; }
+  const std::vector<JointLimitContact>& contacts() const { return contacts_; }
+  const std::vector<Shape>& shapes() const { return shapes_; }
+  const std::vector<ShapeContact>& shape_contacts() const { return shape_contacts_; }
   const std::vector<Event>& events() const { return events_; }
   const std::vector<GivenVelocity>& given_velocities() const { return given_; }
   const std::vector<std::string>& initially_disabled() const { return initially_disabled_; }
@@ -229,6 +242,9 @@ class Model {
   std::vector<Joint> joints_;
   std::vector<std::unique_ptr<ForceElement>> forces_;
   std::vector<Driver> drivers_;
+  std::vector<JointLimitContact> contacts_;
+  std::vector<Shape> shapes_;
+  std::vector<ShapeContact> shape_contacts_;
   std::vector<Event> events_;
   std::vector<GivenVelocity> given_;
   std::vector<std::string> initially_disabled_;

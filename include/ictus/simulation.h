@@ -23,6 +23,7 @@ namespace ictus {
 
 namespace internal {
 class ElementSwitching;
+class ContactSwitching;
 class StepSizeWatch;
 }  // namespace internal
 
@@ -156,6 +157,7 @@ class Simulation final {
   std::vector<EventState> events_;
   std::unique_ptr<Stepper> stepper_;
   std::unique_ptr<internal::ElementSwitching> switching_;  // stick/slip elements
+  std::unique_ptr<internal::ContactSwitching> contacts_;   // unilateral contacts
   bool defer_log_ = false;                      // switches decided before the observers started ...
   std::vector<EventRecord> deferred_switches_;  // ... are kept here until they have
   int element_switches_ = 0;

@@ -255,6 +255,52 @@ class System final : public MechanicalSystem {
   /// Rows that closed since the last impact (or the assembly).
   bool constraints_closing() const;
 
+  // --- unilateral contacts (contact.h; docs/theory/contact.md) ---------------
+  // Each side of a joint limit is one unilateral row k = 0 .. count-1; open,
+  // it is no constraint; closed, a row holds its gap at zero and its
+  // multiplier is the normal force. The Simulation decides when they open
+  // and close (src/contact/contact_switching.cpp).
+  int contact_side_count() const;
+  /// "stop", or "stop.lower" / "stop.upper" for a two-sided limit.
+  const std::string& contact_side_name(int k) const;
+  double contact_restitution(int k) const;
+  double contact_accumulation_time(int k) const;
+  bool contact_closed(int k) const;
+  /// Closes side k (its row holds the gap at zero) or opens it. Returns true
+  /// if the constraint structure changed.
+  bool set_contact_closed(int k, bool closed);
+  /// Gap and gap rate of side k at the last evaluated state.
+  double contact_gap(int k);
+  double contact_gap_rate(int k);
+  /// Smallest gap side k resolves at the last evaluated state: round-off of
+  /// the coordinate it is computed from (100 eps (|limit| + |c| (+ pi for an
+  /// angle))). Flights lower than this cannot be located.
+  double contact_gap_resolution(int k);
+  /// Normal force of side k (compressive positive) at the last evaluated
+  /// state; zero while open. Needs dynamics.
+  double contact_normal_force(int k);
+  /// Complementarity impact (Newton restitution, Moreau's impact law) over
+  /// `sides`, which are closed for it, together with every active equality
+  /// row: u2 = u1 + M^-1 D^T p, equality rows D_E u2 = h_E, and per side
+  ///   0 <= P_k  _|_  g'_k(u2) + e_k min(g'_k(u1), 0) >= 0,
+  /// an LCP solved by siconos-numerics (Lemke). `restitution` overrides e
+  /// per side (empty: the contacts' own). Positions do not change; the loss
+  /// is booked in the energy audit. Returns the normal impulses P_k and the
+  /// gap rates before and after. Throws SimulationError naming the sides if
+  /// the LCP has no solution.
+  struct ContactImpact {
+    std::vector<double> impulse, rate_before, rate_after;
+    double kinetic_before = 0.0;
+    double kinetic_after = 0.0;
+  };
+  ContactImpact contact_impact(double t, VecX& y, std::span<const int> sides,
+                               std::span<const double> restitution = {});
+  /// The contact problem at acceleration level over `sides`, closed for it
+  /// (with every active equality row): 0 <= N_k _|_ g''_k >= 0. Returns the
+  /// normal forces N_k (an LCP by siconos-numerics); a side with N_k = 0
+  /// leaves the contact. Throws SimulationError if there is no solution.
+  std::vector<double> contact_forces(double t, const VecX& y, std::span<const int> sides);
+
   // --- reports --------------------------------------------------------------
   /// Analyses the current structure at state y (rank, redundancy, condition).
   StructureReport structure_report(double t, const VecX& y);

@@ -21,6 +21,7 @@
 
 #include "../dependency_order.h"
 #include "../text_util.h"
+#include "contacts_reader.h"
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/perpendicular.h"
 #include "ictus/constraints/point_coincidence.h"
@@ -966,7 +967,8 @@ void read_stabilisation(const YAML::Node& node, const FileContext& ctx, Model& m
 
 // The sections an instance may have, read in the order of the model's own.
 const std::vector<std::string> kInstanceSections = {
-    "bodies", "markers", "joints", "drivers", "forces", "events", "initial_velocities"};
+    "bodies", "markers", "joints", "drivers", "forces", "events", "initial_velocities",
+    "shapes", "contacts"};
 
 constexpr int kMaxInstances = 10000;
 constexpr std::uintmax_t kMaxIncludedBytes = 16u << 20;
@@ -1217,6 +1219,11 @@ Model read_model(const YAML::Node& root, FileContext& ctx, const ParameterOverri
           [&](const YAML::Node& n, const FileContext& c) { read_drivers(n, c, model, generated); });
   section("forces",
           [&](const YAML::Node& n, const FileContext& c) { read_forces(n, c, model, generated); });
+  // shapes and contacts: contacts_reader.cpp
+  section("shapes",
+          [&](const YAML::Node& n, const FileContext& c) { internal::read_shapes(n, c, model); });
+  section("contacts",
+          [&](const YAML::Node& n, const FileContext& c) { internal::read_contacts(n, c, model); });
   for (Event& e : generated) model.add_event(std::move(e));
   section("events", [&](const YAML::Node& n, const FileContext& c) { read_events(n, c, model); });
   section("initial_velocities",

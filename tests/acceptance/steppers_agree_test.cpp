@@ -51,9 +51,12 @@ const std::vector<Method>& methods() {
 // resolve its fast transient (the reactions differ by 7 % to 5x of their
 // range), and cvode/ida at rtol 1e-9 are 1e-6 rad/s off in the rate of the
 // braced hinge, which stays near zero (1.1e-6 rad/s against a 1e-3 floor
-// and a 1e-4 tolerance).
+// and a 1e-4 tolerance). examples/piston_compliant rests 2 s on a 1e10 N/m
+// Hunt-Crossley stop whose damping vanishes with the penetration, so every
+// method leaves its own undamped ringing at 7e4 rad/s in the velocities
+// (contact_compliant_test.cpp checks it against the reference instead).
 bool skipped(const std::string& example, const std::string& method) {
-  if (example == "tests/models/stiff_chain") return true;
+  if (example == "tests/models/stiff_chain" || example == "examples/piston_compliant") return true;
   static const std::vector<std::pair<std::string, std::string>> pairs = {
       {"examples/piston_stiff", "rk4"},
       {"examples/piston_stiff", "newmark"},

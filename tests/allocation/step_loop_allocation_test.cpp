@@ -199,6 +199,35 @@ TEST(StepLoopAllocation, StuckDryFrictionMountBetweenPoints) {
   EXPECT_GT(steps, 5);
 }
 
+// Unilateral contacts (docs/theory/contact.md): a closed stop's normal
+// force and an open contact's gap are switching functions evaluated after
+// every step and on the dense output.
+TEST(StepLoopAllocation, PistonRestingOnItsStop) {
+  Model model = load_model(test::source_path("examples/piston.yaml"));
+  model.settings().until = 1.9;  // closed, the normal force falling to 0 at 2 s
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 5);
+}
+
+TEST(StepLoopAllocation, BallFallingTowardAPlane) {
+  Model model = parse_model(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  ball: {mass: 1, inertia: [4e-3, 4e-3, 4e-3], position: [0, 0, 1]}
+shapes:
+  ball_shape: {body: ball, type: sphere, radius: 0.1}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ball, ground], restitution: 0.9}
+simulate: {until: 0.4, output_step: 0.01, rtol: 1e-10}
+)",
+                            "ball.yaml");
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);  // open until 0.428 s
+  EXPECT_GT(steps, 2);
+}
+
 TEST(StepLoopAllocation, SlippingStructuralDampingMount) {
   Model model = load_model(test::source_path("examples/suspension.yaml"), {{"psi", "0.24"}});
   model.settings().until = 0.19;  // the first reversal is at 0.1947 s

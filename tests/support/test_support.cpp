@@ -69,4 +69,11 @@ double elliptic_k(double m) {
   return std::acos(-1.0) / (2.0 * a);
 }
 
+double accumulation_point(const EventRecord& record) {
+  const std::string key = "at t_inf = ";
+  const auto at = record.detail.find(key);
+  if (at == std::string::npos) return std::nan("");
+  return std::stod(record.detail.substr(at + key.size()));
+}
+
 }  // namespace ictus::test

@@ -38,6 +38,10 @@ RecordedRun run_and_record(const Model& model, const std::vector<std::string>& c
 std::vector<double> upward_zero_crossings(const std::vector<double>& t,
                                           const std::vector<double>& series);
 
+/// The accumulation point t_inf of an `accumulation` event record (its
+/// "at t_inf = ... s"); NaN if absent.
+double accumulation_point(const EventRecord& record);
+
 /// |a - b| / max(|b|, floor): relative error with a floor for values near 0.
 double relative_error(double a, double b, double floor = 1e-300);
 

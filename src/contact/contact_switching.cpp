@@ -1,0 +1,280 @@
+#include "contact_switching.h"
+
+#include <fmt/format.h>
+
+namespace ictus::internal {
+
+namespace {
+// Time scale [s] turning the gap rate into a gap in the open side's
+// switching function (value()).
+constexpr double kRateTime = 1.0;
+// A gap rate this small after the impact is rest (round-off of the LCP).
+bool at_rest(double rate_after, double rate_before) {
+  return rate_after <= 1e-12 * std::max(1.0, std::abs(rate_before));
+}
+}  // namespace
+
+ContactSwitching::ContactSwitching(System& system, Log log)
+    : system_(system), log_(std::move(log)) {
+  const auto count = static_cast<std::size_t>(system_.contact_side_count());
+  g_last_.assign(count, 1.0);
+  offset_.assign(count, 0.0);
+  just_switched_.assign(count, 0);
+  // the look-ahead's work vectors, sized once: the step loop does not allocate
+  rate_ = VecX::Zero(system_.state_size());
+  ahead_ = rate_;
+}
+
+std::vector<double> ContactSwitching::saved() const {
+  std::vector<double> out = g_last_;
+  out.insert(out.end(), offset_.begin(), offset_.end());
+  return out;
+}
+
+void ContactSwitching::restore(const std::vector<double>& saved, int impacts) {
+  const std::size_t n = g_last_.size();
+  std::copy(saved.begin(), saved.begin() + static_cast<std::ptrdiff_t>(n), g_last_.begin());
+  std::copy(saved.begin() + static_cast<std::ptrdiff_t>(n), saved.end(), offset_.begin());
+  impacts_ = impacts;
+}
+
+double ContactSwitching::value(int k, double t, const VecX& y) {
+  if (system_.contact_closed(k)) {
+    system_.evaluate(t, y, Stage::kDynamics);
+    return system_.contact_normal_force(k);
+  }
+  system_.evaluate(t, y, Stage::kKinematics);
+  // while the gap opens, its rate keeps the function positive: the gap
+  // itself is round-off there right after a rebound (an angle's 1e-16 rad
+  // beside a flight of microradians); once it closes the gap decides
+  return std::max(system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)],
+                  kRateTime * system_.contact_gap_rate(k));
+}
+
+// Closed, N = 0 still holds (the contact opens when it would pull); open,
+// the gap must go below where the last impact left it (a body touching at
+// rest with no force, g = 0, is no impact).
+bool ContactSwitching::crossed(int k, double g) const {
+  (void)k;
+  return g < 0.0;
+}
+
+void ContactSwitching::remember(double t, const VecX& y) {
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
+    g_last_[static_cast<std::size_t>(k)] = value(k, t, y);
+}
+
+double ContactSwitching::free_gap_acceleration(int k, double t, const VecX& y) {
+  // a forward difference of the gap rate along the motion; the gap rate is
+  // smooth while the side is open
+  const double delta = 1e-7 * std::max(1.0, std::abs(t));
+  rate_.resize(y.size());
+  system_.derivative(t, y, rate_);
+  ahead_ = y + delta * rate_;
+  system_.evaluate(t + delta, ahead_, Stage::kKinematics);
+  const double ahead = system_.contact_gap_rate(k);
+  system_.evaluate(t, y, Stage::kKinematics);
+  return (ahead - system_.contact_gap_rate(k)) / delta;
+}
+
+int ContactSwitching::settle_closed(double t, const VecX& y, const char* why) {
+  std::vector<int> closed;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
+    if (system_.contact_closed(k)) closed.push_back(k);
+  if (closed.empty()) return 0;
+  const std::vector<double> normal = system_.contact_forces(t, y, closed);
+  int opened = 0;
+  for (std::size_t i = 0; i < closed.size(); ++i) {
+    if (normal[i] > 0.0) continue;
+    const int k = closed[i];
+    system_.set_contact_closed(k, false);
+    offset_[static_cast<std::size_t>(k)] = 0.0;
+    g_last_[static_cast<std::size_t>(k)] = 1e-300;
+    just_switched_[static_cast<std::size_t>(k)] = 1;
+    log_({t, "contact", system_.contact_side_name(k),
+          fmt::format("opened {}: the normal force would pull", why)});
+    ++opened;
+  }
+  return opened;
+}
+
+int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing) {
+  // one problem over the sides that close, every closed side, and every
+  // other open side that touches while approaching (simultaneous impacts)
+  std::vector<int> sides;
+  system_.evaluate(t, y, Stage::kKinematics);
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    const bool listed = std::find(closing.begin(), closing.end(), k) != closing.end();
+    // touching (closing or at rest) within what the root finder leaves:
+    // simultaneous impacts of symmetric contacts, a box's corners, differ
+    // by round-off
+    const double rate = system_.contact_gap_rate(k);
+    const bool touching =
+        rate <= 0.0 && system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)] <=
+                           std::max(1e-10 * -rate, system_.contact_gap_resolution(k));
+    if (listed || touching || system_.contact_closed(k)) sides.push_back(k);
+  }
+  const VecX before = y;  // an accumulation redoes the impact from here
+  System::ContactImpact r = system_.contact_impact(t, y, sides);
+  ++impacts_;
+  // Zeno: under a free gap acceleration a < 0 a rebound v lasts 2 v/|a| and
+  // the flights that follow, each e times the one before, sum to
+  // 2 v / (|a| (1 - e)). Below the accumulation time the whole sequence is
+  // one plastic impact: the impact is redone with e = 0 for those sides.
+  std::vector<double> restitution(sides.size());
+  std::vector<double> remaining_time(sides.size(), -1.0);
+  bool accumulation = false;
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    const int k = sides[i];
+    restitution[i] = system_.contact_restitution(k);
+    if (at_rest(r.rate_after[i], r.rate_before[i]) || restitution[i] >= 1.0) continue;
+    system_.set_contact_closed(k, false);
+    const double a = free_gap_acceleration(k, t, y);
+    if (!(a < 0.0)) continue;
+    const double remaining = 2.0 * r.rate_after[i] / (-a * (1.0 - restitution[i]));
+    // ... or when the next apex, v^2 / (2 |a|), is below what the gap resolves
+    system_.evaluate(t, y, Stage::kKinematics);
+    const double apex = r.rate_after[i] * r.rate_after[i] / (-2.0 * a);
+    if (remaining < system_.contact_accumulation_time(k) ||
+        apex < system_.contact_gap_resolution(k)) {
+      remaining_time[i] = remaining;
+      restitution[i] = 0.0;
+      accumulation = true;
+    }
+  }
+  if (accumulation) {
+    y = before;
+    r = system_.contact_impact(t, y, sides, restitution);
+  }
+  int changes = 0;
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    const int k = sides[i];
+    const auto ki = static_cast<std::size_t>(k);
+    const double v_in = r.rate_before[i];
+    const double v_out = r.rate_after[i];
+    if (r.impulse[i] > 0.0 || v_in < 0.0) {
+      log_({t, "impact", system_.contact_side_name(k),
+            fmt::format("gap rate {:.12g} -> {:.12g}; normal impulse {:.12g}; kinetic energy "
+                        "{:.12g} -> {:.12g} J (lost {:.6g} J)",
+                        v_in, v_out, r.impulse[i], r.kinetic_before, r.kinetic_after,
+                        r.kinetic_before - r.kinetic_after)});
+      ++changes;
+    }
+    if (remaining_time[i] >= 0.0) {
+      log_({t, "accumulation", system_.contact_side_name(k),
+            fmt::format("impacts accumulate (Zeno) at t_inf = {:.15g} s: with e = {} the "
+                        "rebounds left would last {:.3g} s in all (below the accumulation time, "
+                        "or flights lower than the gap resolves); taken as one plastic impact, "
+                        "ending in persistent contact",
+                        t + remaining_time[i], system_.contact_restitution(k), remaining_time[i])});
+      ++changes;
+    }
+    if (at_rest(v_out, v_in)) {
+      offset_[ki] = 0.0;
+      continue;  // stays closed: decided at acceleration level below
+    }
+    // the side rebounds: open, its next flight starting from the gap here
+    system_.set_contact_closed(k, false);
+    system_.evaluate(t, y, Stage::kKinematics);
+    offset_[ki] = std::min(system_.contact_gap(k), 0.0);
+    g_last_[ki] = 1e-300;
+    just_switched_[ki] = 1;
+  }
+  changes += settle_closed(t, y, "after the impact");
+  return changes;
+}
+
+int ContactSwitching::apply(double t, VecX& y, bool start) {
+  std::fill(just_switched_.begin(), just_switched_.end(), char{0});
+  const auto count = static_cast<int>(g_last_.size());
+  std::vector<char> closed_before(g_last_.size(), 0);
+  for (int k = 0; k < count; ++k)
+    closed_before[static_cast<std::size_t>(k)] = system_.contact_closed(k);
+  int changes = 0;
+  if (start) {
+    // at t0: a side touching while approaching is an impact, one touching
+    // at rest a candidate for persistent contact
+    system_.evaluate(t, y, Stage::kKinematics);
+    std::vector<int> hitting, resting;
+    for (int k = 0; k < count; ++k) {
+      const double gap = system_.contact_gap(k);
+      const double rate = system_.contact_gap_rate(k);
+      if (gap < -1e-9)
+        throw SimulationError(
+            t, fmt::format("contact '{}' starts inside its stop (gap {:.6g}); place the bodies "
+                           "with a gap >= 0",
+                           system_.contact_side_name(k), gap));
+      if (gap > 1e-9) continue;
+      (rate < -1e-12 ? hitting : resting).push_back(k);
+    }
+    if (!hitting.empty()) {
+      hitting.insert(hitting.end(), resting.begin(), resting.end());
+      changes += impact(t, y, hitting);
+    } else if (!resting.empty()) {
+      for (const int k : resting) system_.set_contact_closed(k, true);
+      changes += settle_closed(t, y, "at the start");
+    }
+  } else {
+    std::vector<int> hitting;
+    bool opening = false;
+    for (int k = 0; k < count; ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      if (!(g_last_[ki] > 0.0) || !crossed(k, value(k, t, y))) continue;
+      if (system_.contact_closed(k)) {
+        // the normal force would pull: open it; the others are decided together
+        system_.set_contact_closed(k, false);
+        offset_[ki] = 0.0;
+        g_last_[ki] = 1e-300;
+        just_switched_[ki] = 1;
+        log_({t, "contact", system_.contact_side_name(k),
+              "opened: the normal force reached zero (lift-off)"});
+        ++changes;
+        opening = true;
+      } else if (system_.contact_gap_rate(k) < 0.0) {
+        hitting.push_back(k);
+      } else {
+        g_last_[ki] = 1e-300;  // grazing: it touches without approaching
+        just_switched_[ki] = 1;
+      }
+    }
+    if (!hitting.empty()) {
+      changes += impact(t, y, hitting);
+    } else if (opening) {
+      changes += settle_closed(t, y, "with the others");
+    }
+  }
+  system_.evaluate(t, y, Stage::kDynamics);
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    if (!system_.contact_closed(k) || closed_before[ki] != 0) continue;
+    offset_[ki] = 0.0;
+    just_switched_[ki] = 1;
+    log_({t, "contact", system_.contact_side_name(k),
+          fmt::format("closed (persistent contact); normal force {:.12g}",
+                      system_.contact_normal_force(k))});
+    ++changes;
+  }
+  return changes;
+}
+
+void ContactSwitching::settle(double t, const VecX& y) {
+  if (g_last_.empty()) return;
+  // the side each function takes a moment after t along the motion
+  const double delta = 1e-9 * std::max(1.0, std::abs(t));
+  rate_.resize(y.size());
+  system_.derivative(t, y, rate_);
+  ahead_ = y + delta * rate_;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    const double now = value(k, t, y);
+    const double next = value(k, t + delta, ahead_);
+    // trust the present value unless it is at round-off level of the change
+    double g = std::abs(now) > 1e3 * std::abs(next - now) ? now : next;
+    // a side just decided at this instant starts on the side it was set to
+    if (just_switched_[ki] != 0 && !(g > 0.0)) g = 1e-300;
+    g_last_[ki] = g;
+  }
+  std::fill(just_switched_.begin(), just_switched_.end(), char{0});
+}
+
+}  // namespace ictus::internal

@@ -1,0 +1,96 @@
+// Event-driven unilateral contact, the Simulation's side
+// (docs/theory/contact.md; Pfeiffer & Glocker 1996, ch. 7; Acary &
+// Brogliato 2008, ch. 7). Each contact side has a switching function,
+// positive while its mode persists,
+//   open:    g = max(gap - offset, (1 s) gap rate)
+//            (an impact when the gap reaches zero approaching)
+//   closed:  g = N              (the contact opens when N would pull)
+// whose zero crossings are located on the dense output like event
+// conditions. At an instant the sides that fire are decided together:
+//   1. an impact: one LCP over the sides that close and every closed side
+//      (System::contact_impact, Newton restitution, impulses >= 0);
+//   2. a side that left the impact at rest, or whose remaining flights
+//      would accumulate (Zeno) within its accumulation_time, is closed;
+//   3. the closed sides take part in the contact problem at acceleration
+//      level (System::contact_forces): those with N = 0 open.
+// `offset` is the gap at the last impact when it was located slightly inside
+// (the root finder brackets the crossing): the next flight starts from zero.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "../root_finding.h"
+#include "ictus/simulation.h"
+#include "ictus/system.h"
+
+namespace ictus::internal {
+
+class ContactSwitching {
+ public:
+  using Log = std::function<void(EventRecord)>;
+  ContactSwitching(System& system, Log log);
+
+  bool empty() const { return g_last_.empty(); }
+  /// Impacts decided so far (RunStatistics::impacts).
+  int impacts() const { return impacts_; }
+  /// Switching-function sides and gap offsets (save/restore).
+  std::vector<double> saved() const;
+  void restore(const std::vector<double>& saved, int impacts);
+  /// Switching function of side k at (t, y) (evaluates the System).
+  double value(int k, double t, const VecX& y);
+  /// Remembers the side of every function at an accepted state.
+  void remember(double t, const VecX& y);
+  /// Earliest zero crossing in (t0, t1] of a function positive at t0 (as
+  /// ElementSwitching::locate); t1 + 1 if none.
+  template <class Interpolate>
+  double locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate, VecX& work);
+  /// Decides the contacts at the instant t (a located crossing, or the start
+  /// of the run when `start`); may change the velocities (impacts). Returns
+  /// the number of mode changes.
+  int apply(double t, VecX& y, bool start);
+  /// Look-ahead side of every function just after t (as settle_conditions).
+  void settle(double t, const VecX& y);
+
+ private:
+  bool crossed(int k, double g) const;
+  /// Gap acceleration of side k a moment after t with the side open.
+  double free_gap_acceleration(int k, double t, const VecX& y);
+  /// The acceleration-level problem over every closed side: opens the sides
+  /// with N = 0. Returns the number opened.
+  int settle_closed(double t, const VecX& y, const char* why);
+  int impact(double t, VecX& y, const std::vector<int>& closing);
+
+  System& system_;
+  Log log_;
+  std::vector<double> g_last_;
+  std::vector<double> offset_;
+  std::vector<char> just_switched_;  // in the current instant: keep the side set by apply
+  int impacts_ = 0;
+  VecX rate_, ahead_;
+};
+
+template <class Interpolate>
+double ContactSwitching::locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate,
+                                VecX& work) {
+  double t_event = t1 + 1.0;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    if (!(g_last_[static_cast<std::size_t>(k)] > 0.0)) continue;
+    const double g1 = value(k, t1, y1);
+    if (!crossed(k, g1)) continue;
+    const double tolerance = 1e-14 * std::max(1.0, std::abs(t1));
+    const double b = locate_crossing(
+        t0, t1, g_last_[static_cast<std::size_t>(k)], g1, tolerance,
+        [&](double c) {
+          interpolate(c, work);
+          return value(k, c, work);
+        },
+        [&](double g) { return crossed(k, g); });
+    t_event = std::min(t_event, b);
+  }
+  return t_event;
+}
+
+}  // namespace ictus::internal

@@ -1,0 +1,496 @@
+// Unilateral contacts, the System's side (docs/theory/contact.md): each side
+// of a joint limit is a row held closed, while it is, by a driver row without
+// formulas at the limit (like a stuck element's hold, system_stick_slip.cpp);
+// the impact and the acceleration-level contact problem are linear
+// complementarity problems over the contact rows, with the active equality
+// rows condensed out (Acary & Brogliato 2008, sec. 12.1; Pfeiffer & Glocker
+// 1996, ch. 6), solved by siconos-numerics (contact/lcp.h).
+#include <fmt/format.h>
+
+#include <Eigen/QR>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "contact/lcp.h"
+#include "ictus/constraints/distance.h"
+#include "ictus/constraints/point_on_plane.h"
+#include "ictus/constraints/rotation_lock.h"
+#include "ictus/system.h"
+#include "system_impl.h"
+
+namespace ictus {
+
+void System::Impl::build_contact_holds() {
+  using Coordinate = JointLimitContact::Coordinate;
+  for (std::size_t c = 0; c < model.contacts().size(); ++c) {
+    const JointLimitContact& contact = model.contacts()[c];
+    const int j = model.find_joint(contact.joint);
+    const Joint& joint = live_joints[static_cast<std::size_t>(j)];
+    const bool angle = contact.coordinate == Coordinate::kAngle;
+    const bool two_sided = contact.lower && contact.upper;
+    for (const auto& [limit, sign, suffix] :
+         {std::tuple{contact.lower, 1.0, ".lower"}, {contact.upper, -1.0, ".upper"}}) {
+      if (!limit) continue;
+      ContactSide side;
+      side.contact = static_cast<int>(c);
+      side.sign = sign;
+      side.limit = *limit;
+      side.name = two_sided ? contact.name + suffix : contact.name;
+      side.restitution = contact.restitution;
+      side.accumulation_time = contact.accumulation_time;
+      DriverRuntime rt;
+      rt.hold_contact = static_cast<int>(contact_sides.size());
+      rt.joint = j;
+      Instance inst;
+      inst.joint = j;
+      inst.label = side.name;
+      inst.driver = static_cast<int>(drivers.size());
+      inst.enabled = 0;  // open until the Simulation closes it
+      if (angle) {
+        rt.coordinate = Driver::Coordinate::kAngle;
+        rt.offset = joint.angle_offset;
+        inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
+                                                         joint.frame_follower.axes.col(2), true);
+        inst.is_lock = true;
+      } else {
+        rt.coordinate = Driver::Coordinate::kTranslation;
+        rt.offset = joint.translation_offset;
+        inst.constraint =
+            std::make_shared<PointOnPlane>(joint.frame_base.origin, joint.frame_base.axes.col(2),
+                                           joint.frame_follower.origin, true);
+      }
+      rt.held = side.limit - rt.offset;  // the hold row holds the coordinate at the limit
+      rt.instance = static_cast<int>(instances.size());
+      joint_instances[static_cast<std::size_t>(j)].push_back(rt.instance);
+      instances.push_back(std::move(inst));
+      side.driver = static_cast<int>(drivers.size());
+      drivers.push_back(std::move(rt));
+      contact_sides.push_back(std::move(side));
+    }
+  }
+  build_shape_contact_holds();
+  contact_impulses.assign(contact_sides.size(), 0.0);
+}
+
+// Contact points of two shapes as rows of the free instances (like a
+// stick/slip element's distance hold): the plane is the base,
+//   sphere-plane:  the centre on the plane, held at the radius
+//   box-plane:     each corner on the plane, held at 0
+//   capsule-plane: each end centre on the plane, held at the radius
+//   sphere-sphere: the distance of the centres, held at the sum of the radii
+// so that the hold row's position error is the gap.
+void System::Impl::build_shape_contact_holds() {
+  using Type = Shape::Type;
+  const std::vector<Shape>& shapes = model.shapes();
+  for (const ShapeContact& contact : model.shape_contacts()) {
+    const BodyIndex a = model.body_index(contact.body_a);
+    const BodyIndex b = model.body_index(contact.body_b);
+    struct Point {
+      BodyIndex base, follower;
+      std::shared_ptr<const ElementaryConstraint> constraint;
+      double held;
+    };
+    std::vector<Point> points;
+    for (const Shape& sa : shapes) {
+      if (sa.body != a) continue;
+      for (const Shape& sb : shapes) {
+        if (sb.body != b) continue;
+        if (sa.type == Type::kSphere && sb.type == Type::kSphere) {
+          points.push_back(
+              {a, b,
+               std::make_shared<Distance>(sa.center_B, sb.center_B, sa.radius + sb.radius, true),
+               sa.radius + sb.radius});
+          continue;
+        }
+        const bool plane_first = sa.type == Type::kPlane;
+        const Shape& plane = plane_first ? sa : sb;
+        const Shape& other = plane_first ? sb : sa;
+        auto on_plane = [&](const Vec3& point_B, double held) {
+          points.push_back(
+              {plane.body, other.body,
+               std::make_shared<PointOnPlane>(plane.center_B, plane.normal_B, point_B, true),
+               held});
+        };
+        switch (other.type) {
+          case Type::kSphere:
+            on_plane(other.center_B, other.radius);
+            break;
+          case Type::kCapsule:
+            on_plane(other.center_B - other.half_length * other.axis_B, other.radius);
+            on_plane(other.center_B + other.half_length * other.axis_B, other.radius);
+            break;
+          case Type::kBox:
+            for (int k = 0; k < 8; ++k) {
+              const Vec3 corner((k & 1) ? 1.0 : -1.0, (k & 2) ? 1.0 : -1.0, (k & 4) ? 1.0 : -1.0);
+              on_plane(other.center_B + other.half_extents.cwiseProduct(corner), 0.0);
+            }
+            break;
+          case Type::kPlane:
+            break;  // rejected by Model::add_shape_contact
+        }
+      }
+    }
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      ContactSide side;
+      side.name = points.size() == 1 ? contact.name : fmt::format("{}.p{}", contact.name, p);
+      side.restitution = contact.restitution;
+      side.accumulation_time = contact.accumulation_time;
+      side.limit = points[p].held;
+      DriverRuntime rt;
+      rt.hold_contact = static_cast<int>(contact_sides.size());
+      rt.coordinate = Driver::Coordinate::kTranslation;
+      rt.held = points[p].held;
+      Instance inst;
+      inst.label = side.name;
+      inst.driver = static_cast<int>(drivers.size());
+      inst.enabled = 0;
+      inst.base = points[p].base;
+      inst.follower = points[p].follower;
+      inst.constraint = points[p].constraint;
+      rt.instance = static_cast<int>(instances.size());
+      free_instances.push_back(rt.instance);
+      instances.push_back(std::move(inst));
+      side.driver = static_cast<int>(drivers.size());
+      drivers.push_back(std::move(rt));
+      contact_sides.push_back(std::move(side));
+    }
+  }
+}
+
+void System::Impl::register_contact_channels() {
+  using Coordinate = JointLimitContact::Coordinate;
+  for (std::size_t k = 0; k < contact_sides.size(); ++k) {
+    const ContactSide& side = contact_sides[k];
+    const bool angle =
+        side.contact >= 0 &&
+        model.contacts()[static_cast<std::size_t>(side.contact)].coordinate == Coordinate::kAngle;
+    const int i = static_cast<int>(k);
+    add_channel(side.name + ".gap", angle ? "rad" : "m", Stage::kKinematics,
+                "gap of the contact (>= 0 admissible)", [this, i] { return contact_gap(i); });
+    add_channel(side.name + ".gap_rate", angle ? "rad/s" : "m/s", Stage::kKinematics,
+                "rate of the gap (negative: approaching)",
+                [this, i] { return contact_gap_rate(i); });
+    add_channel(
+        side.name + ".normal", angle ? "N m" : "N", Stage::kDynamics,
+        "normal force of the contact (compressive positive; zero while open)", [this, i] {
+          const int row = contact_row(i);
+          return row < 0 ? 0.0 : contact_sides[static_cast<std::size_t>(i)].sign * multiplier(row);
+        });
+    add_channel(side.name + ".impulse", angle ? "N m s" : "N s", Stage::kKinematics,
+                "normal impulse of the contact at the instant of its last impact (zero otherwise)",
+                [this, i] {
+                  return t == last_contact_impact_time
+                             ? contact_impulses[static_cast<std::size_t>(i)]
+                             : 0.0;
+                });
+    add_channel(
+        side.name + ".state", "", Stage::kKinematics, "1 while closed, 0 while open", [this, i] {
+          const DriverRuntime& d =
+              drivers[static_cast<std::size_t>(contact_sides[static_cast<std::size_t>(i)].driver)];
+          return instances[static_cast<std::size_t>(d.instance)].enabled != 0 ? 1.0 : 0.0;
+        });
+  }
+}
+
+int System::Impl::contact_row(int side) const {
+  const DriverRuntime& d =
+      drivers[static_cast<std::size_t>(contact_sides[static_cast<std::size_t>(side)].driver)];
+  return instance_row[static_cast<std::size_t>(d.instance)];
+}
+
+namespace {
+// The row of a shape contact point with its position error (the gap) at the
+// evaluated kinematics.
+ConstraintRow shape_row(const System::Impl& s, const System::Impl::DriverRuntime& d) {
+  const System::Impl::Instance& inst = s.instances[static_cast<std::size_t>(d.instance)];
+  ConstraintRow row;
+  const ConstraintContext ctx{s.kinematics(inst.base), s.kinematics(inst.follower), s.t,
+                              MotionSample{d.held, 0.0, 0.0}};
+  inst.constraint->evaluate(ctx, std::span<ConstraintRow>(&row, 1));
+  return row;
+}
+}  // namespace
+
+double System::Impl::contact_gap(int side) const {
+  const ContactSide& s = contact_sides[static_cast<std::size_t>(side)];
+  const DriverRuntime& d = drivers[static_cast<std::size_t>(s.driver)];
+  if (d.joint < 0) return shape_row(*this, d).position_error;
+  const double c = d.coordinate == Driver::Coordinate::kAngle ? joint_angle(d.joint)
+                                                              : joint_translation(d.joint);
+  return s.sign * (c - s.limit);
+}
+
+double System::Impl::contact_gap_rate(int side) const {
+  const ContactSide& s = contact_sides[static_cast<std::size_t>(side)];
+  const DriverRuntime& d = drivers[static_cast<std::size_t>(s.driver)];
+  if (d.joint < 0) {
+    const Instance& inst = instances[static_cast<std::size_t>(d.instance)];
+    const ConstraintRow row = shape_row(*this, d);
+    double rate = 0.0;
+    if (inst.base != kGround) rate += row.J_base.dot(layout.body_velocity(y, inst.base));
+    if (inst.follower != kGround)
+      rate += row.J_follower.dot(layout.body_velocity(y, inst.follower));
+    return rate;
+  }
+  const double c = d.coordinate == Driver::Coordinate::kAngle ? joint_angle_rate(d.joint)
+                                                              : joint_translation_rate(d.joint);
+  return s.sign * c;
+}
+
+void System::Impl::refresh_contact_structure(double time, const VecX& state) {
+  compute_kinematics(time, state);
+  compute_loads();
+  compute_rows();  // rebuilds the structure if contacts were switched
+  for (const ContactSide& side : contact_sides)
+    newly_active[static_cast<std::size_t>(
+        drivers[static_cast<std::size_t>(side.driver)].instance)] = 0;
+  dynamics_valid = false;
+}
+
+namespace {
+
+// The LCP of the contact rows C with the equality rows E condensed out
+// (Acary & Brogliato 2008, eq. 12.23 for the impact). For a 6-per-body
+// vector x = x0 + M^-1 (D_E^T l_E + D_C^T s z):
+//   D_E x = r_E,    0 <= z  _|_  s D_C x - c >= 0.
+// With A = D_E M^-1 D_E^T (pseudo-inverse: dependent rows are harmless)
+// and P = M^-1 - M^-1 D_E^T A^+ D_E M^-1 (the mass-weighted projector onto
+// the motions E allows), W = G P G^T, q = G x_f - c, G = s D_C.
+struct CondensedSolution {
+  VecX x;
+  VecX z;
+  internal::LcpSolution lcp;
+};
+
+CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& rE, const MatX& G,
+                                  const VecX& c, const VecX& x0) {
+  CondensedSolution out;
+  VecX xf = x0;
+  MatX P = Minv;
+  if (DE.rows() > 0) {
+    const MatX MinvDEt = Minv * DE.transpose();
+    const MatX A = DE * MinvDEt;
+    const Eigen::CompleteOrthogonalDecomposition<MatX> cod(A);
+    xf += MinvDEt * cod.solve(rE - DE * x0);
+    P -= MinvDEt * cod.solve(MinvDEt.transpose());
+  }
+  const MatX PGt = P * G.transpose();
+  const MatX W = G * PGt;
+  const VecX q = G * xf - c;
+  out.lcp = internal::solve_lcp(W, q);
+  out.z = out.lcp.z;
+  out.x = out.lcp.solved ? VecX(xf + PGt * out.z) : xf;
+  return out;
+}
+
+}  // namespace
+
+int System::contact_side_count() const {
+  return static_cast<int>(impl_->contact_sides.size());
+}
+
+const std::string& System::contact_side_name(int k) const {
+  return impl_->contact_sides[static_cast<std::size_t>(k)].name;
+}
+
+double System::contact_restitution(int k) const {
+  return impl_->contact_sides[static_cast<std::size_t>(k)].restitution;
+}
+
+double System::contact_accumulation_time(int k) const {
+  return impl_->contact_sides[static_cast<std::size_t>(k)].accumulation_time;
+}
+
+bool System::contact_closed(int k) const {
+  const Impl& s = *impl_;
+  const Impl::DriverRuntime& d =
+      s.drivers[static_cast<std::size_t>(s.contact_sides[static_cast<std::size_t>(k)].driver)];
+  return s.instances[static_cast<std::size_t>(d.instance)].enabled != 0;
+}
+
+bool System::set_contact_closed(int k, bool closed) {
+  Impl& s = *impl_;
+  const Impl::DriverRuntime& d =
+      s.drivers[static_cast<std::size_t>(s.contact_sides[static_cast<std::size_t>(k)].driver)];
+  Impl::Instance& hold = s.instances[static_cast<std::size_t>(d.instance)];
+  const char on = closed ? 1 : 0;
+  if (hold.enabled == on) return false;
+  hold.enabled = on;
+  s.dynamics_valid = false;
+  s.mark_structure_changed();
+  return true;
+}
+
+double System::contact_gap(int k) {
+  return impl_->contact_gap(k);
+}
+
+double System::contact_gap_rate(int k) {
+  return impl_->contact_gap_rate(k);
+}
+
+double System::contact_gap_resolution(int k) {
+  const Impl& s = *impl_;
+  const Impl::ContactSide& side = s.contact_sides[static_cast<std::size_t>(k)];
+  const bool angle =
+      s.drivers[static_cast<std::size_t>(side.driver)].coordinate == Driver::Coordinate::kAngle;
+  const double coordinate = side.limit + side.sign * s.contact_gap(k);
+  return 10.0 * std::numeric_limits<double>::epsilon() *
+         (std::abs(side.limit) + std::abs(coordinate) + (angle ? M_PI : 0.0));
+}
+
+double System::contact_normal_force(int k) {
+  Impl& s = *impl_;
+  if (!contact_closed(k)) return 0.0;
+  s.ensure_structure();
+  s.ensure_dynamics();
+  const int row = s.contact_row(k);
+  return row < 0 ? 0.0 : s.contact_sides[static_cast<std::size_t>(k)].sign * s.multiplier(row);
+}
+
+namespace {
+
+// Dense pieces of the active rows for the contact problems (they run at
+// events only, on the few bodies of a contact model: dense is simplest).
+struct DenseRows {
+  MatX Minv;  // 6n x 6n
+  MatX DE;    // equality rows (active, independent, not a contact side in the problem)
+  MatX G;     // contact rows times their sign: gap rates G u
+  std::vector<int> equality_rows, contact_rows;
+};
+
+}  // namespace
+
+// Builds M^-1, D_E and G for the sides `sides` (closed, structure current).
+static DenseRows dense_rows(const System::Impl& s, std::span<const int> sides) {
+  DenseRows d;
+  const int nv = 6 * s.n;
+  d.Minv = MatX::Zero(nv, nv);
+  for (int b = 0; b < s.n; ++b)
+    for (int k = 0; k < 6; ++k)
+      d.Minv.block<6, 1>(6 * b, 6 * b + k) =
+          internal::apply_inverse_mass(s.inverse_mass[static_cast<std::size_t>(b)], Vec6::Unit(k));
+  std::vector<char> is_contact(s.rows.size(), 0);
+  for (const int k : sides) {
+    const int r = s.contact_row(k);
+    d.contact_rows.push_back(r);
+    is_contact[static_cast<std::size_t>(r)] = 1;
+  }
+  for (std::size_t r = 0; r < s.rows.size(); ++r)
+    if (is_contact[r] == 0 && s.dropped[r] == 0) d.equality_rows.push_back(static_cast<int>(r));
+  auto row_of = [&](int r, Eigen::Ref<VecX> out) {
+    out.setZero();
+    const internal::RowBodies& rb = s.row_bodies[static_cast<std::size_t>(r)];
+    const ConstraintRow& row = s.rows[static_cast<std::size_t>(r)];
+    if (rb.base != kGround) out.segment<6>(6 * rb.base) += row.J_base;
+    if (rb.follower != kGround) out.segment<6>(6 * rb.follower) += row.J_follower;
+  };
+  d.DE = MatX::Zero(static_cast<Eigen::Index>(d.equality_rows.size()), nv);
+  d.G = MatX::Zero(static_cast<Eigen::Index>(sides.size()), nv);
+  VecX work(nv);
+  for (std::size_t i = 0; i < d.equality_rows.size(); ++i) {
+    row_of(d.equality_rows[i], work);
+    d.DE.row(static_cast<Eigen::Index>(i)) = work.transpose();
+  }
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    row_of(d.contact_rows[i], work);
+    d.G.row(static_cast<Eigen::Index>(i)) =
+        s.contact_sides[static_cast<std::size_t>(sides[i])].sign * work.transpose();
+  }
+  return d;
+}
+
+static std::string side_list(const System& system, std::span<const int> sides) {
+  std::string names;
+  for (const int k : sides)
+    names += (names.empty() ? "'" : ", '") + system.contact_side_name(k) + "'";
+  return names;
+}
+
+System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const int> sides,
+                                             std::span<const double> restitution) {
+  Impl& s = *impl_;
+  for (const int k : sides) set_contact_closed(k, true);
+  s.refresh_contact_structure(t, y);
+  const DenseRows d = dense_rows(s, sides);
+  const int nv = 6 * s.n;
+  VecX u1(nv);
+  for (int b = 0; b < s.n; ++b) u1.segment<6>(6 * b) = s.layout.body_velocity(y, b);
+  ContactImpact result;
+  result.kinetic_before = s.kinetic_energy();
+  VecX rE(d.DE.rows());
+  for (std::size_t i = 0; i < d.equality_rows.size(); ++i)
+    rE(static_cast<Eigen::Index>(i)) = s.rows[static_cast<std::size_t>(d.equality_rows[i])].target;
+  const VecX g1 = d.G * u1;
+  VecX c(g1.size());
+  for (Eigen::Index i = 0; i < g1.size(); ++i) {
+    const double e = restitution.empty() ? contact_restitution(sides[static_cast<std::size_t>(i)])
+                                         : restitution[static_cast<std::size_t>(i)];
+    c(i) = -e * std::min(g1(i), 0.0);  // Newton: g'+ >= -e g'-
+  }
+  const CondensedSolution sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, u1);
+  if (!sol.lcp.solved)
+    throw SimulationError(t, fmt::format("the impact of contact(s) {} has no solution (the "
+                                         "complementarity problem failed, error {:.3g})",
+                                         side_list(*this, sides), sol.lcp.error));
+  for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
+  s.compute_kinematics(t, y);
+  result.kinetic_after = s.kinetic_energy();
+  const VecX g2 = d.G * sol.x;
+  s.last_contact_impact_time = t;
+  std::fill(s.contact_impulses.begin(), s.contact_impulses.end(), 0.0);
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    const auto ii = static_cast<Eigen::Index>(i);
+    result.impulse.push_back(sol.z(ii));
+    result.rate_before.push_back(g1(ii));
+    result.rate_after.push_back(g2(ii));
+    s.contact_impulses[static_cast<std::size_t>(sides[i])] = sol.z(ii);
+  }
+  // what the impulses took (Carnot's loss for e = 0; none for e = 1)
+  const double loss = result.kinetic_before - result.kinetic_after;
+  y(s.layout.audit_offset() + kAuxImpactLoss) += loss;
+  y(s.layout.audit_offset() + kAuxDissipated) += loss;
+  s.dynamics_valid = false;
+  s.state_current = false;
+  return result;
+}
+
+std::vector<double> System::contact_forces(double t, const VecX& y, std::span<const int> sides) {
+  Impl& s = *impl_;
+  for (const int k : sides) set_contact_closed(k, true);
+  s.refresh_contact_structure(t, y);
+  const DenseRows d = dense_rows(s, sides);
+  const int nv = 6 * s.n;
+  // unconstrained accelerations M^-1 f and the rows' acceleration targets
+  // with their stabilisation, as in System::Impl::solve_dynamics
+  VecX a0(nv);
+  for (int b = 0; b < s.n; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    a0.segment<3>(6 * b) = s.inverse_mass[i].inv_mass * s.loads[i].force_W;
+    a0.segment<3>(6 * b + 3) = s.inverse_mass[i].inv_inertia * s.loads[i].torque_B;
+  }
+  const double beta_c = s.stabilisation.baumgarte_position;
+  const double beta_k = s.stabilisation.baumgarte_velocity;
+  auto target = [&](int r) {
+    const ConstraintRow& row = s.rows[static_cast<std::size_t>(r)];
+    double stabilising = beta_k * (s.row_rate(r) - row.target);
+    if (row.has_position_error) stabilising += beta_c * row.position_error;
+    return row.gamma - stabilising;
+  };
+  VecX rE(d.DE.rows());
+  for (std::size_t i = 0; i < d.equality_rows.size(); ++i)
+    rE(static_cast<Eigen::Index>(i)) = target(d.equality_rows[i]);
+  VecX c(static_cast<Eigen::Index>(sides.size()));
+  for (std::size_t i = 0; i < sides.size(); ++i)
+    c(static_cast<Eigen::Index>(i)) =
+        s.contact_sides[static_cast<std::size_t>(sides[i])].sign * target(d.contact_rows[i]);
+  const CondensedSolution sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, a0);
+  if (!sol.lcp.solved)
+    throw SimulationError(t, fmt::format("the contact forces of {} have no solution (the "
+                                         "complementarity problem failed, error {:.3g})",
+                                         side_list(*this, sides), sol.lcp.error));
+  return {sol.z.data(), sol.z.data() + sol.z.size()};
+}
+
+}  // namespace ictus

@@ -1,0 +1,178 @@
+// Contacts between body shapes: a ball dropped on a plane against the closed
+// form (impacts, rebounds, the accumulation point, rest with N = m g); two
+// spheres and a wall hit at once; a box dropped flat on four corners.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "ictus/model_file.h"
+#include "support/test_support.h"
+
+namespace ictus {
+namespace {
+
+// "gap rate A -> B; ..." of an impact record
+std::pair<double, double> rates_of(const EventRecord& r) {
+  const auto at = r.detail.find("gap rate ");
+  const auto arrow = r.detail.find(" -> ", at);
+  return {std::stod(r.detail.substr(at + 9)), std::stod(r.detail.substr(arrow + 4))};
+}
+
+// A ball of radius r dropped from h0 (centre height) on the plane z = 0:
+// free fall from h = h0 - r, v0 = sqrt(2 g h), first impact at sqrt(2 h/g),
+// then flights 2 e^n v0 / g, apex heights (e^n v0)^2 / (2 g), and the
+// accumulation at t_inf = sqrt(2 h/g) + 2 e v0 / (g (1 - e)).
+TEST(ContactShapes, BallDropAgainstTheClosedForm) {
+  const double g = 9.81, r = 0.1, h0 = 1.0, e = 0.9, m = 1.5;
+  const Model model = parse_model(fmt::format(R"(
+gravity: [0, 0, -{}]
+bodies:
+  ball: {{mass: {}, inertia: [0.006, 0.006, 0.006], position: [0, 0, {}]}}
+shapes:
+  ball_shape: {{body: ball, type: sphere, radius: {}}}
+  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  floor: {{type: shapes, between: [ball, ground], restitution: {}}}
+simulate: {{until: 10, output_step: 0.01, rtol: 1e-12, atol: 1e-14}}
+)",
+                                              g, m, h0, r, e),
+                                  "ball.yaml");
+  const test::RecordedRun run =
+      test::run_and_record(model, {"ball.z", "floor.normal", "floor.state", "energy.balance"});
+  const double h = h0 - r;
+  const double v0 = std::sqrt(2 * g * h);
+  double t = std::sqrt(2 * h / g);
+  double v = v0;
+  int n = 0;
+  for (const EventRecord& rec : run.events) {
+    if (rec.kind != "impact") continue;
+    const auto [before, after] = rates_of(rec);
+    if (std::abs(after) < 1e-12) break;  // the accumulation's plastic impact
+    SCOPED_TRACE(n);
+    EXPECT_NEAR(rec.t, t, 1e-8);
+    EXPECT_NEAR(before, -v, 1e-8);
+    // the rebound, and so the next apex height v^2 / (2 g) above r
+    EXPECT_NEAR(after, e * v, 1e-8);
+    v *= e;
+    t += 2 * v / g;
+    ++n;
+  }
+  EXPECT_GT(n, 100);
+  const double t_inf = std::sqrt(2 * h / g) + 2 * e * v0 / (g * (1 - e));
+  int accumulations = 0;
+  for (const EventRecord& rec : run.events)
+    if (rec.kind == "accumulation") {
+      ++accumulations;
+      EXPECT_NEAR(test::accumulation_point(rec), t_inf, 1e-8);
+    }
+  EXPECT_EQ(accumulations, 1);
+  // rest on the floor with N = m g to the end of the run
+  EXPECT_DOUBLE_EQ(run.t.back(), 10.0);
+  EXPECT_NEAR(run.final("floor.normal"), m * g, 1e-9);
+  EXPECT_NEAR(run.final("ball.z"), r, 1e-12);
+  for (std::size_t k = 0; k < run.t.size(); ++k) {
+    EXPECT_LE(std::abs(run["energy.balance"][k]), 1e-9);
+    if (run.t[k] > t_inf + 1e-6) {
+      EXPECT_EQ(run["floor.state"][k], 1.0);
+    }
+  }
+}
+
+// Two equal spheres and a wall (the plane x = 0): sphere 1 rests against
+// the wall, sphere 2 hits it at 1 m/s; both contacts take part in one
+// impact. e = 1: sphere 2 leaves at 1 m/s, sphere 1 stays; e = 0: both stop.
+TEST(ContactShapes, TwoSpheresAndAWallAtOnce) {
+  for (const double e : {1.0, 0.0}) {
+    SCOPED_TRACE(e);
+    const Model model = parse_model(fmt::format(R"(
+bodies:
+  one: {{mass: 2, inertia: [0.008, 0.008, 0.008], position: [0.1, 0, 0]}}
+  two: {{mass: 2, inertia: [0.008, 0.008, 0.008], position: [0.5, 0, 0], velocity: [-1, 0, 0]}}
+shapes:
+  s1: {{body: one, type: sphere, radius: 0.1}}
+  s2: {{body: two, type: sphere, radius: 0.1}}
+  wall_plane: {{body: ground, type: plane, normal: [1, 0, 0]}}
+contacts:
+  wall: {{type: shapes, between: [ground, one], restitution: {}}}
+  pair: {{type: shapes, between: [one, two], restitution: {}}}
+simulate: {{until: 1, output_step: 0.01, rtol: 1e-12, atol: 1e-14}}
+)",
+                                                e, e),
+                                    "spheres.yaml");
+    const test::RecordedRun run = test::run_and_record(
+        model, {"one.vx", "two.vx", "wall.impulse", "pair.impulse", "energy.kinetic", "system.px"});
+    int impacts = 0;
+    for (const EventRecord& rec : run.events)
+      if (rec.kind == "impact") {
+        ++impacts;
+        EXPECT_NEAR(rec.t, 0.2, 1e-12);  // 0.2 m to close at 1 m/s
+      }
+    EXPECT_EQ(impacts, 2);  // one impact, both sides
+    EXPECT_NEAR(run.final("one.vx"), 0.0, 1e-12);
+    EXPECT_NEAR(run.final("two.vx"), e, 1e-12);
+    double wall = 0.0, pair = 0.0;
+    for (std::size_t k = 0; k < run.t.size(); ++k) {
+      EXPECT_GE(run["wall.impulse"][k], 0.0);
+      EXPECT_GE(run["pair.impulse"][k], 0.0);
+      wall = std::max(wall, run["wall.impulse"][k]);
+      pair = std::max(pair, run["pair.impulse"][k]);
+    }
+    // the momentum changes by the wall's impulse alone: 2 (1 + e) N s
+    EXPECT_NEAR(wall, 2.0 * (1.0 + e), 1e-12);
+    EXPECT_NEAR(pair, 2.0 * (1.0 + e), 1e-12);
+    EXPECT_NEAR(run.final("system.px") - run["system.px"].front(), wall, 1e-12);
+    if (e == 1.0) {
+      EXPECT_NEAR(run.final("energy.kinetic"), 1.0, 1e-12);
+    }
+  }
+}
+
+// A box dropped flat: its four lower corners hit at once (a redundant set:
+// four rows, three independent); it stops without rotating, the impulses are
+// >= 0 and equal, and it rests with the four normal forces summing to m g.
+TEST(ContactShapes, BoxDroppedFlatStopsWithoutRotating) {
+  const Model model = parse_model(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  box: {mass: 4, inertia: [0.05, 0.06, 0.07], position: [0, 0, 0.3]}
+shapes:
+  body_box: {body: box, type: box, size: [0.4, 0.3, 0.2]}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ground, box], restitution: 0}
+simulate: {until: 1, output_step: 0.01, rtol: 1e-12, atol: 1e-14}
+)",
+                                  "box.yaml");
+  std::vector<std::string> channels = {"box.z", "box.wx", "box.wy", "box.wz", "energy.balance"};
+  for (int k = 0; k < 8; ++k) {
+    channels.push_back(fmt::format("floor.p{}.impulse", k));
+    channels.push_back(fmt::format("floor.p{}.normal", k));
+  }
+  const test::RecordedRun run = test::run_and_record(model, channels);
+  double impulses[8] = {};
+  for (int k = 0; k < 8; ++k)
+    for (const double p : run[fmt::format("floor.p{}.impulse", k)]) {
+      EXPECT_GE(p, 0.0);
+      impulses[k] = std::max(impulses[k], p);
+    }
+  // lower corners (z = -0.1 in the body: k & 4 == 0) share the impulse m v
+  const double v = std::sqrt(2 * 9.81 * 0.2);
+  for (int k = 0; k < 8; ++k) {
+    if ((k & 4) != 0) {
+      EXPECT_EQ(impulses[k], 0.0);
+    } else {
+      EXPECT_NEAR(impulses[k], 4.0 * v / 4.0, 1e-9) << k;
+    }
+  }
+  EXPECT_NEAR(run.final("box.z"), 0.1, 1e-9);
+  double total = 0.0;
+  for (int k = 0; k < 4; ++k) total += run.final(fmt::format("floor.p{}.normal", k));
+  EXPECT_NEAR(total, 4.0 * 9.81, 1e-6);
+  for (const char* w : {"box.wx", "box.wy", "box.wz"}) EXPECT_LE(run.max_abs(w), 1e-9) << w;
+  EXPECT_LE(run.max_abs("energy.balance"), 1e-9);
+}
+
+}  // namespace
+}  // namespace ictus
