@@ -70,9 +70,9 @@ class StepperMotion final : public DenseMotion {
  public:
   StepperMotion(const Stepper& stepper, System& system, VecX& state)
       : stepper_(stepper), system_(system), state_(state) {}
-  const System& at(double t) override {
+  const System& at(double t, Stage stage) override {
     stepper_.interpolate(t, state_);
-    system_.evaluate(t, state_, Stage::kDynamics);
+    system_.evaluate(t, state_, stage);
     return system_;
   }
 

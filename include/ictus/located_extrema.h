@@ -30,7 +30,7 @@ class PieceEnds {
   /// Probes [a, b]; the start is taken over from the previous piece's end
   /// when `continues` (the same instant, no event between: the motion is
   /// smooth there) instead of evaluated again.
-  void probe(DenseMotion& motion, const std::vector<int>& channels, double a, double b,
+  void probe(DenseMotion& motion, const std::vector<int>& channels, Stage stage, double a, double b,
              bool continues);
   /// The spacing of the differences on [a, b].
   static double difference_step(double a, double b) { return 1e-6 * (b - a); }
@@ -40,9 +40,10 @@ class PieceEnds {
 };
 
 /// The time in (a, b) where sign x channel turns from rising to falling, a
-/// root of its central-difference rate on the dense output (step h), which
-/// has rates rate_a > 0 and rate_b < 0 (times sign) at the ends.
-double locate_turn(DenseMotion& motion, int channel, double sign, double a, double b);
+/// root of its central-difference rate on the dense output (evaluated up to
+/// `stage`), searched first near `guess`.
+double locate_turn(DenseMotion& motion, int channel, Stage stage, double sign, double a, double b,
+                   double guess);
 
 /// Takes `value` at `t` as the extremum if it exceeds it (times sign).
 void consider(LocatedExtremum& e, double sign, double value, double t, bool located, int side);
@@ -50,8 +51,8 @@ void consider(LocatedExtremum& e, double sign, double value, double t, bool loca
 /// The extremum of sign x channel over [lo, hi], part of the smooth piece
 /// [a, b] (the ends of which are events where after_event / at_event say
 /// so), into `e`; v_lo, r_lo, v_hi, r_hi are values and rates at lo and hi.
-void locate_in_piece(LocatedExtremum& e, DenseMotion& motion, int channel, double sign, double lo,
-                     double hi, double v_lo, double r_lo, double v_hi, double r_hi, int side_lo,
-                     int side_hi);
+void locate_in_piece(LocatedExtremum& e, DenseMotion& motion, int channel, Stage stage, double sign,
+                     double lo, double hi, double v_lo, double r_lo, double v_hi, double r_hi,
+                     int side_lo, int side_hi);
 
 }  // namespace ictus

@@ -173,12 +173,15 @@ class Summary : public Observer {
     bool has_prev = false, has_next = false, awaiting_next = false;
     double t_last = 0.0, v_last = 0.0;  // the latest sample in the window
     bool has_last = false;
-    std::vector<int> channel;   // {index}, for probe()
-    PieceEnds ends;             // of the window's part of the latest piece
-    LocatedExtremum low, high;  // located on the dense output
+    std::vector<int> channel;        // {index}, for probe()
+    Stage stage = Stage::kDynamics;  // as far as the channel needs evaluating
+    PieceEnds ends;                  // of the window's part of the latest piece
+    LocatedExtremum low, high;       // located on the dense output
   };
   PieceEnds ends_;               // of the latest piece, for every channel of the table
   std::vector<char> locatable_;  // per channel of the table: a function of the motion
+  std::vector<Stage> stages_;    // per channel of the table: the stage it needs
+  Stage probe_stage_ = Stage::kDynamics;
   std::vector<PeakState> peaks_;
   std::vector<std::string> names_;
   std::vector<int> indices_;

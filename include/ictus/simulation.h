@@ -41,9 +41,9 @@ struct EventRecord {
 class DenseMotion {
  public:
   virtual ~DenseMotion() = default;
-  /// The System evaluated (Stage::kDynamics) on the dense output at t, a time
+  /// The System evaluated up to `stage` on the dense output at t, a time
   /// within the piece.
-  virtual const System& at(double t) = 0;
+  virtual const System& at(double t, Stage stage) = 0;
 };
 
 /// Receives the results of a run. The System passed to on_sample has been

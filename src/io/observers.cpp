@@ -342,6 +342,14 @@ void Summary::on_start(System& system, double, double) {
   locatable_.clear();
   for (const std::string& name : names_)
     locatable_.push_back(name.rfind("integrator.", 0) == 0 ? 0 : 1);
+  // each channel is evaluated only as far as it needs (kinematic channels
+  // without the dynamics), the probe of them all as far as the last needs
+  stages_.clear();
+  probe_stage_ = Stage::kKinematics;
+  for (const int k : indices_) {
+    stages_.push_back(system.channel_info(k).stage);
+    probe_stage_ = std::max(probe_stage_, stages_.back());
+  }
   for (PeakState& p : peaks_) {
     const int k = system.find_channel(p.result.peak.channel);
     if (k < 0)
@@ -351,6 +359,7 @@ void Summary::on_start(System& system, double, double) {
     fresh.result.peak = p.result.peak;
     fresh.result.unit = system.channel_info(k).unit;
     fresh.channel = {k};
+    fresh.stage = system.channel_info(k).stage;
     fresh.ends.resize(1);
     p = std::move(fresh);
   }
@@ -422,10 +431,10 @@ namespace {
 // The extremum `e` (sign +1: max, -1: min) of channel `k` of `ends` over the
 // piece [ends.a, ends.b]; at an event between two pieces, the other
 // one-sided limit is kept beside a one-sided extremum.
-void locate_over(LocatedExtremum& e, double sign, DenseMotion& motion, int channel,
+void locate_over(LocatedExtremum& e, double sign, DenseMotion& motion, int channel, Stage stage,
                  const PieceEnds& ends, std::size_t k, bool after_event, bool at_event) {
   if (after_event && e.found && e.side == -1 && e.t == ends.a) e.other_side = ends.value_a[k];
-  locate_in_piece(e, motion, channel, sign, ends.a, ends.b, ends.value_a[k], ends.rate_a[k],
+  locate_in_piece(e, motion, channel, stage, sign, ends.a, ends.b, ends.value_a[k], ends.rate_a[k],
                   ends.value_b[k], ends.rate_b[k], after_event ? 1 : 0, at_event ? -1 : 0);
   if (after_event && e.side == 1 && e.t == ends.a) e.other_side = ends.previous_b[k];
 }
@@ -434,12 +443,13 @@ void locate_over(LocatedExtremum& e, double sign, DenseMotion& motion, int chann
 
 void Summary::on_piece(double t0, double t1, bool after_event, bool at_event, DenseMotion& motion) {
   if (!indices_.empty()) {
-    ends_.probe(motion, indices_, t0, t1, !after_event);
+    ends_.probe(motion, indices_, probe_stage_, t0, t1, !after_event);
     for (std::size_t k = 0; k < indices_.size(); ++k) {
       if (!locatable_[k]) continue;
       ChannelExtrema& e = extrema_[k];
-      locate_over(e.low, -1.0, motion, indices_[k], ends_, k, after_event, at_event);
-      locate_over(e.high, 1.0, motion, indices_[k], ends_, k, after_event, at_event);
+      const Stage stage = stages_[k];
+      locate_over(e.low, -1.0, motion, indices_[k], stage, ends_, k, after_event, at_event);
+      locate_over(e.high, 1.0, motion, indices_[k], stage, ends_, k, after_event, at_event);
       e.min = e.low.value;
       e.t_min = e.low.t;
       e.max = e.high.value;
@@ -451,12 +461,12 @@ void Summary::on_piece(double t0, double t1, bool after_event, bool at_event, De
     if (lo > hi) continue;
     // the window's part of the piece; its ends inside the piece are no events
     const bool from_event = after_event && lo == t0, to_event = at_event && hi == t1;
-    p.ends.probe(motion, p.channel, lo, hi, lo == t0 && !after_event);
+    p.ends.probe(motion, p.channel, p.stage, lo, hi, lo == t0 && !after_event);
     const SummaryPeak::Kind kind = p.result.peak.kind;
     if (kind != SummaryPeak::Kind::kMaximum)
-      locate_over(p.low, -1.0, motion, p.index, p.ends, 0, from_event, to_event);
+      locate_over(p.low, -1.0, motion, p.index, p.stage, p.ends, 0, from_event, to_event);
     if (kind != SummaryPeak::Kind::kMinimum)
-      locate_over(p.high, 1.0, motion, p.index, p.ends, 0, from_event, to_event);
+      locate_over(p.high, 1.0, motion, p.index, p.stage, p.ends, 0, from_event, to_event);
   }
 }
 
