@@ -20,6 +20,7 @@
 #include "output_directory.h"
 #include "parameter_overrides.h"
 #include "run_command.h"
+#include "spectrum_command.h"
 #include "version.h"
 
 namespace {
@@ -328,6 +329,22 @@ int main(int argc, char** argv) {
   modes->add_option("--set", common.sets, "override a parameter: --set name=value")
       ->allow_extra_args(false);
 
+  ictus::cli::SpectrumOptions spectrum_opt;
+  CLI::App* spectrum = app.add_subcommand(
+      "spectrum",
+      "amplitude spectrum of a channel of a results.csv (CSV and dominant frequencies)");
+  spectrum->add_option("results", spectrum_opt.results, "results.csv, or the run directory")
+      ->required();
+  spectrum->add_option("channel", spectrum_opt.channel, "a channel (column) of the results")
+      ->required();
+  spectrum->add_option("--from", spectrum_opt.from, "start of the window [s] (default: first row)");
+  spectrum->add_option("--to", spectrum_opt.to, "end of the window [s] (default: last row)");
+  spectrum->add_option("--lowest", spectrum_opt.lowest,
+                       "lowest frequency of interest [Hz]: the window must hold two periods");
+  spectrum->add_option("--peaks", spectrum_opt.peaks, "dominant frequencies printed (default 5)");
+  spectrum->add_option("--out", spectrum_opt.out,
+                       "CSV written (default: spectrum_<channel>.csv beside the results)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -345,6 +362,7 @@ int main(int argc, char** argv) {
     if (channels->parsed()) return command_channels(common);
     if (statics->parsed()) return command_static(common, analysis_opt);
     if (modes->parsed()) return command_modes(common, analysis_opt);
+    if (spectrum->parsed()) return ictus::cli::command_spectrum(spectrum_opt);
   } catch (const ictus::ModelError& e) {
     std::fflush(stdout);
     if (e.where().known()) {

@@ -67,6 +67,33 @@ void Simulation::sample(double t, const VecX& y) {
 // last step. At an event (inclusive = false) grid points closer to t_end than
 // the slack are skipped: the samples taken just before and after the event
 // stand for them, and times in results.csv never go backwards.
+namespace {
+
+// The System on the dense output of the stepper's last step (on_piece).
+class StepperMotion final : public DenseMotion {
+ public:
+  StepperMotion(const Stepper& stepper, System& system, VecX& state)
+      : stepper_(stepper), system_(system), state_(state) {}
+  const System& at(double t, Stage stage) override {
+    stepper_.interpolate(t, state_);
+    system_.evaluate(t, state_, stage);
+    return system_;
+  }
+
+ private:
+  const Stepper& stepper_;
+  System& system_;
+  VecX& state_;
+};
+
+}  // namespace
+
+void Simulation::emit_piece(double t0, double t1, bool at_event) {
+  StepperMotion motion(*stepper_, system_, dense_work_);
+  for (Observer* o : observers_) o->on_piece(t0, t1, piece_after_event_, at_event, motion);
+  piece_after_event_ = at_event;
+}
+
 void Simulation::emit_samples_until(double t_end, bool inclusive) {
   const SimulationSettings& s = system_.model().settings();
   const double slack = 1e-9 * s.output_step;
@@ -279,6 +306,7 @@ bool Simulation::start(bool with_observers) {
   impacts_ = 0;
   y_ = system_.initial_state();
   work_ = y_;
+  dense_work_ = y_;
   rate_ = y_;
   ahead_ = y_;
   pending_.clear();
@@ -395,6 +423,7 @@ void Simulation::restore(const Checkpoint& c) {
   y_ = c.y;
   state_scale_ = std::max(1.0, y_.cwiseAbs().maxCoeff());
   work_ = y_;
+  dense_work_ = y_;
   rate_ = y_;
   ahead_ = y_;
   for (std::size_t k = 0; k < events_.size(); ++k) {
@@ -497,6 +526,7 @@ void Simulation::advance(double target) {
                          [this](double t, VecX& out) { stepper_->interpolate(t, out); }, work_));
 
       if (t_event <= t1) {
+        emit_piece(t0, t_event, true);
         emit_samples_until(t_event, false);
         stepper_->interpolate(t_event, work_);
         VecX y_event = work_;
@@ -565,6 +595,7 @@ void Simulation::advance(double target) {
         continue;
       }
 
+      emit_piece(t0, t1, false);
       emit_samples_until(t1, true);
       y_ = stepper_->y();
       if (s.stabilisation.projection &&

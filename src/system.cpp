@@ -80,6 +80,9 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   reference_time = model.settings().start;
   for (std::size_t j = 0; j < live_joints.size(); ++j)
     angle_reference[j] = live_joints[j].angle_offset;
+  orientation_reference.assign(2 * (static_cast<std::size_t>(n) + live_joints.size()),
+                               Vec3::Zero());
+  orientation_rate_reference = orientation_reference;
   register_channels();
   BuildContext ctx(*this);
   force_reads.assign(forces.size(), {});
@@ -546,6 +549,7 @@ bool System::accept(double t, const VecX& y) {
       s.angle_rate_reference[j] = s.joint_angle_rate(static_cast<int>(j));
     }
   s.reference_time = t;
+  s.update_orientation_reference();
   return changed;
 }
 

@@ -276,6 +276,8 @@ void System::Impl::register_channels() {
   add_channel("integrator.step", "s", kKin,
               "size of the integrator's last accepted step (0 before the first)",
               [this] { return step_size; });
+
+  register_orientation_channels();
 }
 
 void System::set_step_size(double h) {

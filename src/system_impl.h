@@ -58,6 +58,7 @@ struct System::ModeSnapshot {
   std::vector<Vec3> joint_impulse_force, joint_impulse_moment;
   std::vector<double> angle_reference, angle_rate_reference;
   double reference_time = 0.0;
+  std::vector<Vec3> orientation_reference, orientation_rate_reference;
 };
 
 struct System::Impl {
@@ -158,6 +159,11 @@ struct System::Impl {
   int hold_row(int k) const;
   void prepare_forces();
   void register_channels();
+  // Bryant and Euler angles and direction cosines (system_orientation.cpp)
+  void register_orientation_channels();
+  Mat3 orientation_matrix(std::size_t item, double dt) const;  // R_WB of a body, or a joint's
+  Vec3 orientation_angles(std::size_t slot) const;  // unwrapped against orientation_reference
+  void update_orientation_reference();
   void add_channel(std::string name, std::string unit, Stage stage, std::string description,
                    std::function<double()> getter);
   std::unique_ptr<internal::CompiledExpression> compile(const Expression& expr,
@@ -401,6 +407,9 @@ struct System::Impl {
   std::vector<double> angle_reference;
   std::vector<double> angle_rate_reference;
   double reference_time = 0.0;
+  // Bryant (slot 2 i) and Euler (slot 2 i + 1) angles of item i (the bodies,
+  // then the joints), unwrapped against their last accepted values and rates
+  std::vector<Vec3> orientation_reference, orientation_rate_reference;
 };
 
 }  // namespace ictus

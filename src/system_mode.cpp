@@ -41,6 +41,8 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   m->angle_reference = s.angle_reference;
   m->angle_rate_reference = s.angle_rate_reference;
   m->reference_time = s.reference_time;
+  m->orientation_reference = s.orientation_reference;
+  m->orientation_rate_reference = s.orientation_rate_reference;
   return m;
 }
 
@@ -83,6 +85,8 @@ void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   s.angle_reference = m.angle_reference;
   s.angle_rate_reference = m.angle_rate_reference;
   s.reference_time = m.reference_time;
+  s.orientation_reference = m.orientation_reference;
+  s.orientation_rate_reference = m.orientation_rate_reference;
   s.state_current = false;
   s.dynamics_valid = false;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ictus/located_extrema.h"
 #include "ictus/simulation.h"
 
 namespace ictus {
@@ -84,7 +85,8 @@ class EventLogWriter : public Observer {
   bool failed_ = false;  // a write failed: the error has been reported once
 };
 
-/// Extremum of one channel over the samples.
+/// Extrema of one channel over the run: located on the integrator's dense
+/// output (LocatedExtremum) where the run gave its steps, else the samples'.
 struct ChannelExtrema {
   std::string name;
   std::string unit;
@@ -93,12 +95,15 @@ struct ChannelExtrema {
   double max = 0.0;
   double t_max = 0.0;
   double final = 0.0;
+  LocatedExtremum low, high;  ///< the minimum and maximum with how they were found
 };
 
 /// A summary peak (SummaryPeak) as measured: the signed value of the largest
-/// |value| over the samples in its window, refined by the parabola through
-/// the neighbouring samples where these are equally spaced (not at an event,
-/// where a sample just before it is a one-sided limit and stands as it is).
+/// |value| (or the min or max) in its window, located on the dense output;
+/// a run that gave no step in the window falls back to the samples, refined
+/// by the parabola through the neighbouring samples where these are equally
+/// spaced (not at an event, where a sample just before it is a one-sided
+/// limit and stands as it is).
 struct PeakResult {
   SummaryPeak peak;
   std::string unit;
@@ -107,6 +112,7 @@ struct PeakResult {
   double t = 0.0;
   double sampled = 0.0;  ///< the largest |value| sample itself
   double t_sampled = 0.0;
+  LocatedExtremum located;  ///< value and t as located (located.found: they come from it)
 };
 
 /// The energy audit of a run judged against a tolerance (docs/cli.md): the
@@ -135,6 +141,8 @@ class Summary : public Observer {
   void on_start(System& system, double t0, double t_end) override;
   void on_sample(double t, System& system) override;
   void on_event(const EventRecord& record) override;
+  void on_piece(double t0, double t1, bool after_event, bool at_event,
+                DenseMotion& motion) override;
 
   const std::vector<ChannelExtrema>& extrema() const { return extrema_; }
   /// max |energy.balance| over the samples [J].
@@ -165,7 +173,15 @@ class Summary : public Observer {
     bool has_prev = false, has_next = false, awaiting_next = false;
     double t_last = 0.0, v_last = 0.0;  // the latest sample in the window
     bool has_last = false;
+    std::vector<int> channel;        // {index}, for probe()
+    Stage stage = Stage::kDynamics;  // as far as the channel needs evaluating
+    PieceEnds ends;                  // of the window's part of the latest piece
+    LocatedExtremum low, high;       // located on the dense output
   };
+  PieceEnds ends_;               // of the latest piece, for every channel of the table
+  std::vector<char> locatable_;  // per channel of the table: a function of the motion
+  std::vector<Stage> stages_;    // per channel of the table: the stage it needs
+  Stage probe_stage_ = Stage::kDynamics;
   std::vector<PeakState> peaks_;
   std::vector<std::string> names_;
   std::vector<int> indices_;

@@ -38,6 +38,16 @@ struct EventRecord {
   std::string detail;
 };
 
+/// The motion inside one smooth piece of a run (an accepted step, or its part
+/// before an event), on the integrator's dense output.
+class DenseMotion {
+ public:
+  virtual ~DenseMotion() = default;
+  /// The System evaluated up to `stage` on the dense output at t, a time
+  /// within the piece.
+  virtual const System& at(double t, Stage stage) = 0;
+};
+
 /// Receives the results of a run. The System passed to on_sample has been
 /// evaluated (accelerations and reactions included) at time t.
 class Observer {
@@ -48,6 +58,14 @@ class Observer {
   virtual void on_event(const EventRecord& /*record*/) {}
   /// After every accepted step [t0, t1] (progress reports; keep it cheap).
   virtual void on_step(double /*t0*/, double /*t1*/) {}
+  /// After every accepted step, its smooth piece [t0, t1] (t1 is the time of
+  /// an event inside the step, if one is): `motion` evaluates the System
+  /// anywhere in it. `after_event`: t0 is the instant of an event, the motion
+  /// starts from the state just after it; `at_event`: t1 is one, and the
+  /// values at t1 are the limits from the left. Called before the samples
+  /// of the piece (located extrema, Summary).
+  virtual void on_piece(double /*t0*/, double /*t1*/, bool /*after_event*/, bool /*at_event*/,
+                        DenseMotion& /*motion*/) {}
   /// Called once at the end; `completed` is false when the run failed or
   /// was interrupted.
   virtual void on_finish(double /*t*/, bool /*completed*/) {}
@@ -128,6 +146,7 @@ class Simulation final {
   enum class ActionPhase { kAll, kBeforeAssembly, kAfterAssembly };
   void record(EventRecord r);
   void sample(double t, const VecX& y);
+  void emit_piece(double t0, double t1, bool at_event);
   void emit_samples_until(double t_end, bool inclusive);
   double event_function(const EventState& e, double t, const VecX& y);
   /// Applies the actions of the firing events; returns true if one is 'stop'.
@@ -169,8 +188,10 @@ class Simulation final {
   double t_ = 0.0;
   VecX y_;
   VecX work_;
-  double state_scale_ = 1.0;  // largest |y| at the start, for divergence
-  VecX rate_;                 // y' for the look-ahead of settle_conditions
+  double state_scale_ = 1.0;        // largest |y| at the start, for divergence
+  VecX dense_work_;                 // the state at a time on_piece's observers ask for
+  bool piece_after_event_ = false;  // the next piece starts at an event
+  VecX rate_;                       // y' for the look-ahead of settle_conditions
   VecX ahead_;
   bool started_ = false;
   bool finished_ = false;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <sstream>
@@ -30,6 +31,7 @@
 #include "ictus/forces/joint_spring_damper.h"
 #include "ictus/forces/point_load.h"
 #include "ictus/forces/spring_damper.h"
+#include "ictus/orientation_angles.h"
 #include "yaml_reader.h"
 
 namespace ictus {
@@ -234,7 +236,34 @@ Mat3 read_inertia(const YAML::Node& node, const FileContext& ctx, const std::str
                                internal::describe(node)));
 }
 
+// orientation: {bryant: [a, b, c]} (R = Rx Ry Rz) or {euler: [phi, theta, psi]}
+// (R = Rz Rx Rz), angles in rad (formulas: 30*deg); docs/model-file.md. Three
+// angles under another name (cardan, xyz, zyz, ...) are a convention ictus
+// does not guess.
+std::optional<Quat> read_orientation_angles(const YAML::Node& node, const FileContext& ctx,
+                                            const std::string& element) {
+  if (node.IsMap())
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      if (key == "bryant" || key == "euler") {
+        const Vec3 angles = internal::read_vec3(kv.second, ctx, element, key);
+        if (node.size() != 1)
+          throw ModelError(ctx.at(kv.first), element,
+                           fmt::format("orientation: give '{}' alone (no other key)", key));
+        return key == "bryant" ? quat_from_bryant(angles) : quat_from_euler_zxz(angles);
+      }
+      if (key != "axis" && key != "matrix" && kv.second.IsSequence() && kv.second.size() == 3)
+        throw ModelError(ctx.at(kv.first), element,
+                         fmt::format("orientation: '{}' is not an angle convention; give "
+                                     "'bryant: [a, b, c]' (x-y-z, R = Rx(a) Ry(b) Rz(c)) or "
+                                     "'euler: [phi, theta, psi]' (z-x-z, R = Rz Rx Rz), in rad",
+                                     key));
+    }
+  return std::nullopt;
+}
+
 Quat read_orientation(const YAML::Node& node, const FileContext& ctx, const std::string& element) {
+  if (const std::optional<Quat> q = read_orientation_angles(node, ctx, element)) return *q;
   MapReader r(node, ctx, element + " orientation");
   if (r.has("quaternion")) {
     const YAML::Node q = r.get("quaternion");
@@ -274,7 +303,7 @@ Quat read_orientation(const YAML::Node& node, const FileContext& ctx, const std:
   } else {
     angle = r.required_number("angle");
   }
-  r.finish({"quaternion", "matrix", "angle", "angle_deg"});
+  r.finish({"quaternion", "matrix", "angle", "angle_deg", "bryant", "euler"});
   return quat_from_axis_angle(axis, angle);
 }
 

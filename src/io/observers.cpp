@@ -135,12 +135,19 @@ std::vector<std::string> select_channels(const System& system,
 void check_summary_peaks(const System& system, const std::vector<SummaryPeak>& peaks) {
   std::vector<std::string> all;
   for (int k = 0; k < system.channel_count(); ++k) all.push_back(system.channel_info(k).name);
-  for (const SummaryPeak& p : peaks)
+  const SimulationSettings& run = system.model().settings();
+  for (const SummaryPeak& p : peaks) {
     if (system.find_channel(p.channel) < 0)
       throw ModelError(p.where, "summary",
                        fmt::format("peak '{}': unknown channel '{}'{}; see docs/channels.md (or "
                                    "'ictus channels MODEL')",
                                    p.label, p.channel, internal::did_you_mean(p.channel, all)));
+    if (p.to < run.start || p.from > run.until)
+      throw ModelError(p.where, "summary",
+                       fmt::format("peak '{}': the window {:g} .. {:g} s lies outside the run "
+                                   "({:g} .. {:g} s); give 'from' and 'to' within it",
+                                   p.label, p.from, p.to, run.start, run.until));
+  }
 }
 
 // --- Recorder -----------------------------------------------------------------
@@ -323,8 +330,26 @@ Summary::Summary(std::vector<std::string> channels, std::vector<SummaryPeak> pea
 void Summary::on_start(System& system, double, double) {
   indices_ = resolve(system, names_);
   extrema_.clear();
-  for (std::size_t k = 0; k < names_.size(); ++k)
-    extrema_.push_back({names_[k], system.channel_info(indices_[k]).unit});
+  for (std::size_t k = 0; k < names_.size(); ++k) {
+    ChannelExtrema e;
+    e.name = names_[k];
+    e.unit = system.channel_info(indices_[k]).unit;
+    extrema_.push_back(std::move(e));
+  }
+  ends_.resize(indices_.size());
+  // integrator.step is the size of the step just taken, not a function of
+  // the motion: its extrema are those of the samples
+  locatable_.clear();
+  for (const std::string& name : names_)
+    locatable_.push_back(name.rfind("integrator.", 0) == 0 ? 0 : 1);
+  // each channel is evaluated only as far as it needs (kinematic channels
+  // without the dynamics), the probe of them all as far as the last needs
+  stages_.clear();
+  probe_stage_ = Stage::kKinematics;
+  for (const int k : indices_) {
+    stages_.push_back(system.channel_info(k).stage);
+    probe_stage_ = std::max(probe_stage_, stages_.back());
+  }
   for (PeakState& p : peaks_) {
     const int k = system.find_channel(p.result.peak.channel);
     if (k < 0)
@@ -333,6 +358,9 @@ void Summary::on_start(System& system, double, double) {
     fresh.index = k;
     fresh.result.peak = p.result.peak;
     fresh.result.unit = system.channel_info(k).unit;
+    fresh.channel = {k};
+    fresh.stage = system.channel_info(k).stage;
+    fresh.ends.resize(1);
     p = std::move(fresh);
   }
   balance_ = system.find_channel("energy.balance");
@@ -348,14 +376,14 @@ void Summary::on_sample(double t, System& system) {
   for (std::size_t k = 0; k < indices_.size(); ++k) {
     const double v = system.channel_value(indices_[k]);
     ChannelExtrema& e = extrema_[k];
-    if (first_ || v < e.min) {
-      e.min = v;
-      e.t_min = t;
-    }
-    if (first_ || v > e.max) {
-      e.max = v;
-      e.t_max = t;
-    }
+    // a sample counts too: it is on the dense output, or a state just after
+    // an event that ends the run
+    consider(e.low, -1.0, v, t, false, 0);
+    consider(e.high, 1.0, v, t, false, 0);
+    e.min = e.low.value;
+    e.t_min = e.low.t;
+    e.max = e.high.value;
+    e.t_max = e.high.t;
     e.final = v;
   }
   for (PeakState& p : peaks_) {
@@ -366,6 +394,10 @@ void Summary::on_sample(double t, System& system) {
       p.v_next = v;
       p.has_next = true;
       p.awaiting_next = false;
+    }
+    if (t >= r.peak.from && t <= r.peak.to) {
+      consider(p.low, -1.0, v, t, false, 0);
+      consider(p.high, 1.0, v, t, false, 0);
     }
     if (t >= r.peak.from && t <= r.peak.to &&
         (!r.found || peak_score(r.peak, v) > peak_score(r.peak, r.sampled))) {
@@ -392,6 +424,50 @@ void Summary::on_sample(double t, System& system) {
   balance_error_ = std::max(balance_error_, balance);
   energy_scale_ = std::max(energy_scale_, std::abs(system.channel_value(kinetic_)) +
                                               std::abs(system.channel_value(potential_)));
+}
+
+namespace {
+
+// The extremum `e` (sign +1: max, -1: min) of channel `k` of `ends` over the
+// piece [ends.a, ends.b]; at an event between two pieces, the other
+// one-sided limit is kept beside a one-sided extremum.
+void locate_over(LocatedExtremum& e, double sign, DenseMotion& motion, int channel, Stage stage,
+                 const PieceEnds& ends, std::size_t k, bool after_event, bool at_event) {
+  if (after_event && e.found && e.side == -1 && e.t == ends.a) e.other_side = ends.value_a[k];
+  locate_in_piece(e, motion, channel, stage, sign, ends.a, ends.b, ends.value_a[k], ends.rate_a[k],
+                  ends.value_b[k], ends.rate_b[k], after_event ? 1 : 0, at_event ? -1 : 0);
+  if (after_event && e.side == 1 && e.t == ends.a) e.other_side = ends.previous_b[k];
+}
+
+}  // namespace
+
+void Summary::on_piece(double t0, double t1, bool after_event, bool at_event, DenseMotion& motion) {
+  if (!indices_.empty()) {
+    ends_.probe(motion, indices_, probe_stage_, t0, t1, !after_event);
+    for (std::size_t k = 0; k < indices_.size(); ++k) {
+      if (!locatable_[k]) continue;
+      ChannelExtrema& e = extrema_[k];
+      const Stage stage = stages_[k];
+      locate_over(e.low, -1.0, motion, indices_[k], stage, ends_, k, after_event, at_event);
+      locate_over(e.high, 1.0, motion, indices_[k], stage, ends_, k, after_event, at_event);
+      e.min = e.low.value;
+      e.t_min = e.low.t;
+      e.max = e.high.value;
+      e.t_max = e.high.t;
+    }
+  }
+  for (PeakState& p : peaks_) {
+    const double lo = std::max(t0, p.result.peak.from), hi = std::min(t1, p.result.peak.to);
+    if (lo > hi) continue;
+    // the window's part of the piece; its ends inside the piece are no events
+    const bool from_event = after_event && lo == t0, to_event = at_event && hi == t1;
+    p.ends.probe(motion, p.channel, p.stage, lo, hi, lo == t0 && !after_event);
+    const SummaryPeak::Kind kind = p.result.peak.kind;
+    if (kind != SummaryPeak::Kind::kMaximum)
+      locate_over(p.low, -1.0, motion, p.index, p.stage, p.ends, 0, from_event, to_event);
+    if (kind != SummaryPeak::Kind::kMinimum)
+      locate_over(p.high, 1.0, motion, p.index, p.stage, p.ends, 0, from_event, to_event);
+  }
 }
 
 void Summary::on_event(const EventRecord& record) {
@@ -431,14 +507,45 @@ EnergyAudit Summary::energy_audit(double tolerance) const {
   return a;
 }
 
+namespace {
+
+// how an extremum was found: "located", "sampled", or at an event where the
+// channel jumps "jump -92.37821 -> -32.45721" (the limits before and after
+// it, the extremum one of them)
+std::string found_as(const LocatedExtremum& e) {
+  if (!e.located) return "sampled";
+  // a one-sided extremum where the channel is continuous is no jump
+  const bool jumps =
+      std::abs(e.other_side - e.value) > 1e-9 * std::max(std::abs(e.value), std::abs(e.other_side));
+  if (e.side != 0 && std::isnan(e.other_side))  // the run ended at the event
+    return e.side < 0 ? "located, limit before an event" : "located, limit after an event";
+  if (e.side == 0 || !jumps) return "located";
+  const double before = e.side < 0 ? e.value : e.other_side;
+  const double after = e.side < 0 ? e.other_side : e.value;
+  return fmt::format("jump {:.7g} -> {:.7g}", before, after);
+}
+
+// the found_as of a channel's min and max, once if they agree
+std::string found_as(const ChannelExtrema& e) {
+  const std::string low = found_as(e.low), high = found_as(e.high);
+  return low == high ? low : fmt::format("min {}, max {}", low, high);
+}
+
+}  // namespace
+
 std::string Summary::table() const {
-  std::size_t width = 7;
-  for (const ChannelExtrema& e : extrema_) width = std::max(width, e.name.size());
-  std::string out = fmt::format("{:<{}}  {:>14}  {:>10}  {:>14}  {:>10}  {:>14}  {}\n", "channel",
-                                width, "min", "at t [s]", "max", "at t [s]", "final", "unit");
+  std::size_t width = 7, unit_width = 4;
+  for (const ChannelExtrema& e : extrema_) {
+    width = std::max(width, e.name.size());
+    unit_width = std::max(unit_width, e.unit.size());
+  }
+  std::string out =
+      fmt::format("{:<{}}  {:>14}  {:>10}  {:>14}  {:>10}  {:>14}  {:<{}}  {}\n", "channel", width,
+                  "min", "at t [s]", "max", "at t [s]", "final", "unit", unit_width, "extrema");
   for (const ChannelExtrema& e : extrema_)
-    out += fmt::format("{:<{}}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {}\n",
-                       e.name, width, e.min, e.t_min, e.max, e.t_max, e.final, e.unit);
+    out += fmt::format(
+        "{:<{}}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {:>10.6g}  {:>14.7g}  {:<{}}  {}\n", e.name,
+        width, e.min, e.t_min, e.max, e.t_max, e.final, e.unit, unit_width, found_as(e));
   return out;
 }
 
@@ -446,6 +553,19 @@ std::vector<PeakResult> Summary::peaks() const {
   std::vector<PeakResult> out;
   for (const PeakState& p : peaks_) {
     PeakResult r = p.result;
+    const SummaryPeak::Kind kind = r.peak.kind;
+    r.located = kind == SummaryPeak::Kind::kMinimum   ? p.low
+                : kind == SummaryPeak::Kind::kMaximum ? p.high
+                : !p.low.found || (p.high.found && std::abs(p.high.value) >= std::abs(p.low.value))
+                    ? p.high
+                    : p.low;
+    if (r.located.found && r.located.located) {
+      r.found = true;
+      r.value = r.located.value;
+      r.t = r.located.t;
+      out.push_back(std::move(r));
+      continue;
+    }
     r.value = r.sampled;
     r.t = r.t_sampled;
     // between samples: the vertex of the parabola through the best sample and
@@ -484,8 +604,8 @@ std::string Summary::peak_table() const {
     return std::isinf(x) ? std::string(x < 0 ? "start" : "end") : fmt::format("{:.6g}", x);
   };
   std::string out =
-      fmt::format("{:<{}}  {:<{}}  {:<7}  {:>14}  {:>10}  {:<21}  {}\n", "peak", width, "channel",
-                  cwidth, "of", "value", "at t [s]", "window [s]", "unit");
+      fmt::format("{:<{}}  {:<{}}  {:<7}  {:>14}  {:>10}  {:<21}  {:<4}  {}\n", "peak", width,
+                  "channel", cwidth, "of", "value", "at t [s]", "window [s]", "unit", "found");
   for (const PeakResult& r : results) {
     const char* kind = r.peak.kind == SummaryPeak::Kind::kMinimum   ? "min"
                        : r.peak.kind == SummaryPeak::Kind::kMaximum ? "max"
@@ -497,8 +617,10 @@ std::string Summary::peak_table() const {
                       r.peak.channel, cwidth, kind, "-", "-", window, "(no sample in the window)");
       continue;
     }
-    out += fmt::format("{:<{}}  {:<{}}  {:<7}  {:>14.8g}  {:>10.6g}  {:<21}  {}\n", r.peak.label,
-                       width, r.peak.channel, cwidth, kind, r.value, r.t, window, r.unit);
+    const std::string how = r.located.found && r.located.located ? found_as(r.located) : "sampled";
+    out += fmt::format("{:<{}}  {:<{}}  {:<7}  {:>14.8g}  {:>10.6g}  {:<21}  {:<4}  {}\n",
+                       r.peak.label, width, r.peak.channel, cwidth, kind, r.value, r.t, window,
+                       r.unit, how);
   }
   return out;
 }

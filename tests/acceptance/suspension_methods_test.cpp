@@ -373,9 +373,9 @@ TEST(StepSizeChannel, IsTheFixedStepOrTheAdaptiveHistory) {
 // ---------------------------------------------------------------------------
 // The summary peaks of the example (summary: peaks:), as `ictus run` prints
 // them: with psi = 0.48 the paper's columns u, v and the in-pulse minimum of
-// a (issue 16), from the example's own run (dopri5, output step 1e-3, refined by a
-// parabola between samples), against the reference to 1e-4 relative (the
-// output step limits it; the refinement leaves O(h^3)).
+// a (issue 16), from the example's own run (dopri5, output step 1e-3, located
+// on the dense output: tests/acceptance/located_extrema_test.cpp holds them to
+// 1e-8), against the reference to its printed digits or looser.
 TEST(SummaryPeaks, PrintThePaperColumnsOfTheExample) {
   const Model model =
       load_model(test::source_path("examples/suspension.yaml"), {{"C", "0"}, {"psi", "0.48"}});

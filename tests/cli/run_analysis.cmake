@@ -34,4 +34,28 @@ execute_process(COMMAND ${ICTUS} modes ${SOURCE}/examples/pendulum.yaml --about 
 if(NOT rc EQUAL 2 OR NOT err MATCHES "--about: error: expected static or assembled")
   message(FATAL_ERROR "ictus modes --about sideways: exit ${rc}\n${err}")
 endif()
-message(STATUS "static and modes from the command line: ok")
+# `ictus spectrum`: the free vibration of seed 003's block after the pulse
+# peaks at its damped frequency sqrt(K/m - (C/2m)^2) / 2 pi = 3.1188 Hz
+execute_process(COMMAND ${ICTUS} run ${SOURCE}/examples/suspension.yaml --until 6 --quiet
+                        --out ${out}/run
+                RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ictus run for the spectrum: exit ${rc}\n${text}\n${err}")
+endif()
+execute_process(COMMAND ${ICTUS} spectrum ${out}/run guide.x --from 0.5
+                RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 0 OR NOT text MATCHES "dominant frequencies: 3\\.11" OR
+   NOT EXISTS ${out}/run/spectrum_guide.x.csv)
+  message(FATAL_ERROR "ictus spectrum: exit ${rc}\n${text}\n${err}")
+endif()
+execute_process(COMMAND ${ICTUS} spectrum ${out}/run guide.x --from 0.5 --to 1 --lowest 3
+                RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "shorter than two periods of the lowest requested frequency")
+  message(FATAL_ERROR "ictus spectrum, a short window: exit ${rc}\n${err}")
+endif()
+execute_process(COMMAND ${ICTUS} spectrum ${out}/run block.zz
+                RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "channel 'block.zz' is not recorded in")
+  message(FATAL_ERROR "ictus spectrum, an unknown channel: exit ${rc}\n${err}")
+endif()
+message(STATUS "static, modes and spectrum from the command line: ok")
