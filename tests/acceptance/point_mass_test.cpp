@@ -76,7 +76,8 @@ std::vector<double> crossings(Model& model) {
   return t;
 }
 
-TEST(PointMass, PendulumPeriodMatchesEllipticIntegralOver1000Periods) {
+// about 3 s in Release, a minute under the sanitizers: labelled slow
+TEST(PointMassSlow, PendulumPeriodMatchesEllipticIntegralOver1000Periods) {
   const double period = exact_period();
   Model model =
       parse_model(pendulum(kDistance, "dopri5\n  rtol: 1e-13\n  atol: 1e-14", 1000.5 * period),
