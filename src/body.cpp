@@ -18,6 +18,29 @@ void Body::validate() const {
   if (!std::isfinite(mass) || mass <= 0.0)
     throw ModelError(where, element, fmt::format("mass must be positive, got {}", mass));
   if (!finite(inertia)) throw ModelError(where, element, "inertia must be finite");
+  if (point_mass) {
+    validate_point_mass(element);
+  } else {
+    validate_inertia(element);
+  }
+  if (!finite(position) || !finite(velocity) || !finite(angular_velocity) ||
+      !finite(orientation.coeffs()))
+    throw ModelError(where, element, "initial state must be finite");
+  if (std::abs(orientation.norm() - 1.0) > 1e-9)
+    throw ModelError(where, element,
+                     fmt::format("orientation quaternion must have unit norm, got norm {:.12g}",
+                                 orientation.norm()));
+}
+
+void Body::validate_point_mass(const std::string& element) const {
+  if (!inertia.isZero(0.0))
+    throw ModelError(where, element, "a point mass has no inertia; its inertia must be zero");
+  if (!angular_velocity.isZero(0.0))
+    throw ModelError(where, element,
+                     "a point mass does not rotate; its angular velocity must be zero");
+}
+
+void Body::validate_inertia(const std::string& element) const {
   if ((inertia - inertia.transpose()).norm() > 1e-12 * inertia.norm())
     throw ModelError(where, element, "inertia tensor must be symmetric");
   const Eigen::SelfAdjointEigenSolver<Mat3> eig(inertia);
@@ -35,13 +58,6 @@ void Body::validate() const {
         fmt::format("inertia is not physically realisable: principal moments {:.6g} + {:.6g} "
                     "< {:.6g} (no mass distribution has J1 + J2 < J3)",
                     principal(0), principal(1), principal(2)));
-  if (!finite(position) || !finite(velocity) || !finite(angular_velocity) ||
-      !finite(orientation.coeffs()))
-    throw ModelError(where, element, "initial state must be finite");
-  if (std::abs(orientation.norm() - 1.0) > 1e-9)
-    throw ModelError(where, element,
-                     fmt::format("orientation quaternion must have unit norm, got norm {:.12g}",
-                                 orientation.norm()));
 }
 
 }  // namespace ictus

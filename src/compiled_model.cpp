@@ -10,7 +10,9 @@ CompiledModel::CompiledModel(Model model) : model_(std::move(model)) {
   layout_ = StateLayout{n, kAuxCount};
   for (const Body& b : model_.bodies()) {
     inverse_mass_.push_back(1.0 / b.mass);
-    inverse_inertia_.push_back(b.inertia.inverse());
+    // a point mass: the rotational block of M^-1 is zero, so no torque or
+    // constraint moment ever turns it (its rotation carries no inertia)
+    inverse_inertia_.push_back(b.point_mass ? Mat3::Zero() : Mat3(b.inertia.inverse()));
   }
 }
 

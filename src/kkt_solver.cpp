@@ -6,8 +6,12 @@ void KktSolver::resize(std::span<const Body> bodies, int rows) {
   bodies_ = static_cast<int>(bodies.size());
   inertia_.clear();
   mass_.clear();
+  point_mass_.clear();
   for (const Body& b : bodies) {
-    inertia_.push_back(b.inertia);
+    // a point mass's frozen rotation: identity rows with a zero load keep its
+    // angular acceleration zero (no constraint row acts on it, model.cpp)
+    inertia_.push_back(b.point_mass ? Mat3::Identity() : b.inertia);
+    point_mass_.push_back(b.point_mass ? 1 : 0);
     mass_.push_back(b.mass);
   }
   const Eigen::Index size = 6 * bodies_ + rows;

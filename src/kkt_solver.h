@@ -45,6 +45,7 @@ class KktSolver {
 
   std::vector<Mat3> inertia_;
   std::vector<double> mass_;
+  std::vector<char> point_mass_;
   int bodies_ = 0;
   Eigen::MatrixXd matrix_;
   VecX rhs_;
@@ -57,7 +58,10 @@ bool KktSolver::solve(const ConstraintJacobian& D, Load&& load, const VecX& b,
                       std::span<const char> dropped, std::span<Vec6> accelerations,
                       VecX& multipliers) {
   const int m = D.rows();
-  for (int body = 0; body < bodies_; ++body) rhs_.segment<6>(6 * body) = load(body);
+  for (int body = 0; body < bodies_; ++body) {
+    rhs_.segment<6>(6 * body) = load(body);
+    if (point_mass_[static_cast<std::size_t>(body)] != 0) rhs_.segment<3>(6 * body + 3).setZero();
+  }
   for (int r = 0; r < m; ++r)
     rhs_(6 * bodies_ + r) = dropped[static_cast<std::size_t>(r)] != 0 ? 0.0 : b(r);
   if (!factorise_and_solve(D, dropped)) return false;

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "ictus/forces/gravity.h"
+#include "point_mass_joints.h"
 #include "text_util.h"
 
 namespace ictus {
@@ -438,6 +439,7 @@ Quat Model::initial_orientation(BodyIndex b) const {
 }
 
 void Model::validate() const {
+  internal::check_point_mass_joints(*this);
   // event targets: forces, drivers, joints, or "<joint>.<member label>"
   std::vector<std::string> targets;
   for (const auto& f : forces_) targets.push_back(f->name());

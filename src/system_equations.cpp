@@ -16,7 +16,9 @@ void System::add_forces(double t, const VecX& y, double c, Eigen::Ref<VecX> r) {
   for (int b = 0; b < s.n; ++b) {
     const BodyLoad& load = s.loads[static_cast<std::size_t>(b)];
     r.segment<3>(6 * b) += c * load.force_W;
-    r.segment<3>(6 * b + 3) += c * load.torque_B;
+    // a point mass's rotation is frozen: no torque turns it (add_mass_times)
+    if (!s.model.bodies()[static_cast<std::size_t>(b)].point_mass)
+      r.segment<3>(6 * b + 3) += c * load.torque_B;
   }
   s.dynamics_valid = false;  // the loads were recomputed without a solve
 }
@@ -26,7 +28,12 @@ void System::add_mass_times(double c, Eigen::Ref<const VecX> w, Eigen::Ref<VecX>
   for (int b = 0; b < impl_->n; ++b) {
     const Body& body = m.bodies()[static_cast<std::size_t>(b)];
     r.segment<3>(6 * b) += (c * body.mass) * w.segment<3>(6 * b);
-    r.segment<3>(6 * b + 3) += c * (body.inertia * w.segment<3>(6 * b + 3));
+    // a point mass: identity rows for its frozen rotation keep the implicit
+    // steppers' iteration matrix regular (with add_forces: w' = 0)
+    if (body.point_mass)
+      r.segment<3>(6 * b + 3) += c * w.segment<3>(6 * b + 3);
+    else
+      r.segment<3>(6 * b + 3) += c * (body.inertia * w.segment<3>(6 * b + 3));
   }
 }
 

@@ -16,8 +16,13 @@ inline constexpr BodyIndex kGround = -1;
 /// tensor is expressed in B (it need not be diagonal).
 struct Body {
   std::string name;
-  double mass = 1.0;                     ///< [kg], > 0
-  Mat3 inertia = Mat3::Identity();       ///< J about the centre of mass, in B [kg m^2]; SPD
+  double mass = 1.0;                ///< [kg], > 0
+  Mat3 inertia = Mat3::Identity();  ///< J about the centre of mass, in B [kg m^2]; SPD
+  /// A point mass: three translational degrees of freedom, no rotational
+  /// inertia (inertia is zero). Its orientation stays at its initial value and
+  /// its angular velocity at zero: the rotational block of M^-1 is zero, and
+  /// constraints that act on its rotation are refused (docs/model-file.md).
+  bool point_mass = false;
   Vec3 position = Vec3::Zero();          ///< p_WB at t0 [m]
   Quat orientation = Quat::Identity();   ///< q_WB at t0 (unit)
   Vec3 velocity = Vec3::Zero();          ///< v_WB at t0 [m/s]
@@ -26,8 +31,13 @@ struct Body {
 
   /// Throws ModelError unless mass > 0, the inertia is symmetric positive
   /// definite and physically realisable (principal moments obey the triangle
-  /// inequality), and the initial state is finite.
+  /// inequality) or, for a point mass, zero with a zero angular velocity, and
+  /// the initial state is finite.
   void validate() const;
+
+ private:
+  void validate_point_mass(const std::string& element) const;
+  void validate_inertia(const std::string& element) const;
 };
 
 /// Position and velocity of one body, computed from the state vector.

@@ -17,7 +17,9 @@ ConstrainedTangent::ConstrainedTangent(System& system, double t, const VecX& y)
   for (int b = 0; b < n_; ++b) {
     const Body& body = model.bodies()[static_cast<std::size_t>(b)];
     mass_.block<3, 3>(6 * b, 6 * b) = body.mass * Mat3::Identity();
-    mass_.block<3, 3>(6 * b + 3, 6 * b + 3) = body.inertia;
+    // a point mass's frozen rotation: a unit block keeps M regular; its
+    // directions are removed from the null space (null_space)
+    mass_.block<3, 3>(6 * b + 3, 6 * b + 3) = body.point_mass ? Mat3::Identity() : body.inertia;
     radius = std::max(radius, std::sqrt(body.inertia.trace() / body.mass));
     length_ = std::max(length_, y.segment<3>(7 * b).norm());
   }
@@ -54,6 +56,12 @@ MatX ConstrainedTangent::null_space(const VecX& y) {
     system_.project(t_, yi, 0.0);
     projector.col(i) = yi.segment(7 * n_, m) - base.segment(7 * n_, m);
   }
+  // a point mass does not rotate: its angular velocity is no degree of freedom
+  for (int b = 0; b < n_; ++b)
+    if (system_.model().bodies()[static_cast<std::size_t>(b)].point_mass) {
+      projector.middleRows<3>(6 * b + 3).setZero();
+      projector.middleCols<3>(6 * b + 3).setZero();
+    }
   const Eigen::LLT<MatX> llt(mass_);
   const MatX lower = llt.matrixL();
   // L^T P L^-T: symmetric projector (up to round-off)

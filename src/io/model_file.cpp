@@ -319,8 +319,21 @@ void read_bodies(const YAML::Node& node, const FileContext& ctx, Model& model) {
     b.where = ctx.at(kv.first);
     const YAML::Node mass_node = r.required("mass", "a positive number [kg]");
     b.mass = internal::read_number(mass_node, ctx, element, "mass");
-    const YAML::Node inertia_node = r.required("inertia", "[Jxx, Jyy, Jzz] [kg m^2]");
-    b.inertia = read_inertia(inertia_node, ctx, element);
+    b.point_mass = r.boolean("point_mass", false);
+    YAML::Node inertia_node;
+    if (b.point_mass) {
+      if (r.has("inertia"))
+        throw ModelError(ctx.at(r.get("inertia")), element,
+                         "a point mass (point_mass: true) has no inertia; remove 'inertia'");
+      if (r.has("angular_velocity"))
+        throw ModelError(ctx.at(r.get("angular_velocity")), element,
+                         "a point mass (point_mass: true) does not rotate; remove "
+                         "'angular_velocity'");
+      b.inertia = Mat3::Zero();
+    } else {
+      inertia_node = r.required("inertia", "[Jxx, Jyy, Jzz] [kg m^2], or point_mass: true");
+      b.inertia = read_inertia(inertia_node, ctx, element);
+    }
     b.position = r.vec3("position", Vec3::Zero());
     if (const YAML::Node o = r.get("orientation"))
       b.orientation = read_orientation(o, ctx, element);
@@ -333,7 +346,7 @@ void read_bodies(const YAML::Node& node, const FileContext& ctx, Model& model) {
       // point at the offending key rather than at the body
       if (e.detail().find("mass") == 0)
         throw ModelError(ctx.at(mass_node), e.element(), e.detail());
-      if (e.detail().find("inertia") != std::string::npos)
+      if (inertia_node && e.detail().find("inertia") != std::string::npos)
         throw ModelError(ctx.at(inertia_node), e.element(), e.detail());
       throw;
     }

@@ -95,6 +95,32 @@ TEST(Modes, DoublePendulumTwoFrequencies) {
   EXPECT_NEAR(std::real((sh + el) / sh), ratio, 1e-6);
 }
 
+// A point mass on a distance joint from a ground point is a spherical
+// pendulum: two degrees of freedom (its frozen rotation is none), both
+// oscillating at sqrt(g / L) about the hanging state.
+TEST(Modes, PointMassSphericalPendulum) {
+  const Model model = parse_model(R"(ictus: 1
+gravity: [0, 0, -9.81]
+bodies:
+  bob: {mass: 0.7, point_mass: true, position: [0.2, 0, -1.3]}
+joints:
+  rod: {type: distance, between: [ground, bob], points: [[0, 0, 0], [0.2, 0, -1.3]],
+        at: [0.2, 0, -1.3]}
+)",
+                                  "point_mass_modes.yaml");
+  Simulation simulation(model);
+  simulation.prepare();
+  const VecX y = solve_static(simulation.system(), 0.0, simulation.state()).state;
+  const ModalResult r = compute_modes(simulation.system(), 0.0, y);
+  ASSERT_EQ(r.dof, 2);
+  ASSERT_EQ(r.modes.size(), 2U);
+  const double expected = std::sqrt(9.81 / std::hypot(0.2, 1.3));
+  for (const Mode& m : r.modes) {
+    EXPECT_EQ(m.kind, Mode::Kind::kOscillatory);
+    EXPECT_NEAR(m.omega_n, expected, kFrequencyTolerance * expected);
+  }
+}
+
 // A free body: six rigid-body modes, no frequency.
 TEST(Modes, FreeBodyIsRigid) {
   const Model model =
