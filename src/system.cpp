@@ -164,6 +164,22 @@ void System::Impl::build_drivers() {
   }
 }
 
+void System::Impl::hold_joint_coordinate(const Joint& joint, bool angle, DriverRuntime& rt,
+                                         Instance& inst) {
+  if (angle) {
+    rt.coordinate = Driver::Coordinate::kAngle;
+    rt.offset = joint.angle_offset;
+    inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
+                                                     joint.frame_follower.axes.col(2), true);
+    inst.is_lock = true;
+  } else {
+    rt.coordinate = Driver::Coordinate::kTranslation;
+    rt.offset = joint.translation_offset;
+    inst.constraint = std::make_shared<PointOnPlane>(
+        joint.frame_base.origin, joint.frame_base.axes.col(2), joint.frame_follower.origin, true);
+  }
+}
+
 // A stuck element's coordinate is held by a driver row at its value at the
 // instant of sticking (force.h, stick/slip law): a translation driver
 // (point-on-plane) or a rotation driver (rotation lock) of its joint, or,
@@ -216,19 +232,7 @@ void System::Impl::build_holds() {
       const Joint& joint = live_joints[static_cast<std::size_t>(j)];
       rt.joint = j;
       inst.joint = j;
-      if (force.hold_is_angle()) {
-        rt.coordinate = Driver::Coordinate::kAngle;
-        rt.offset = joint.angle_offset;
-        inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
-                                                         joint.frame_follower.axes.col(2), true);
-        inst.is_lock = true;
-      } else {
-        rt.coordinate = Driver::Coordinate::kTranslation;
-        rt.offset = joint.translation_offset;
-        inst.constraint =
-            std::make_shared<PointOnPlane>(joint.frame_base.origin, joint.frame_base.axes.col(2),
-                                           joint.frame_follower.origin, true);
-      }
+      hold_joint_coordinate(joint, force.hold_is_angle(), rt, inst);
       joint_instances[static_cast<std::size_t>(j)].push_back(rt.instance);
     }
     instances.push_back(std::move(inst));

@@ -47,19 +47,7 @@ void System::Impl::build_contact_holds() {
       inst.label = side.name;
       inst.driver = static_cast<int>(drivers.size());
       inst.enabled = 0;  // open until the Simulation closes it
-      if (angle) {
-        rt.coordinate = Driver::Coordinate::kAngle;
-        rt.offset = joint.angle_offset;
-        inst.constraint = std::make_shared<RotationLock>(joint.frame_base.axes.col(2),
-                                                         joint.frame_follower.axes.col(2), true);
-        inst.is_lock = true;
-      } else {
-        rt.coordinate = Driver::Coordinate::kTranslation;
-        rt.offset = joint.translation_offset;
-        inst.constraint =
-            std::make_shared<PointOnPlane>(joint.frame_base.origin, joint.frame_base.axes.col(2),
-                                           joint.frame_follower.origin, true);
-      }
+      hold_joint_coordinate(joint, angle, rt, inst);
       rt.held = side.limit - rt.offset;  // the hold row holds the coordinate at the limit
       rt.instance = static_cast<int>(instances.size());
       joint_instances[static_cast<std::size_t>(j)].push_back(rt.instance);

@@ -154,6 +154,11 @@ struct System::Impl {
   void build_instances();
   void build_drivers();
   void build_holds();  // hold rows of the stick/slip elements (after build_drivers)
+  /// The hold row of a joint coordinate (a stuck slider, a closed joint
+  /// limit): a rotation lock about the joint axis or a point on the plane
+  /// normal to it, disabled-capable, with its driver measuring the coordinate.
+  static void hold_joint_coordinate(const Joint& joint, bool angle, DriverRuntime& rt,
+                                    Instance& inst);
   void build_impulse_storage();
   /// Index of the stick/slip element k's hold row among the active rows, or -1.
   int hold_row(int k) const;
