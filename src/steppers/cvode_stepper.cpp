@@ -193,14 +193,8 @@ struct CvodeStepper::Solver {
     check(CVodeSetUserData(cvode, this), "CVodeSetUserData");
     check(CVodeSStolerances(cvode, options.rtol, options.atol), "CVodeSStolerances");
     pattern = internal::jacobian_pattern(layout, system.coupling_groups());
-    sparse = internal::use_klu(options.linear_solver, pattern);
-    if (sparse) {
-      if (!internal::make_klu(pattern, y, context, matrix, linear_solver)) throw std::bad_alloc();
-    } else {
-      matrix = SUNDenseMatrix(n, n, context);
-      linear_solver = SUNLinSol_Dense(y, matrix, context);
-      if (!matrix || !linear_solver) throw std::bad_alloc();
-    }
+    sparse = internal::make_linear_solver(options.linear_solver, pattern, y, context, matrix,
+                                          linear_solver);
     check(CVodeSetLinearSolver(cvode, linear_solver, matrix), "CVodeSetLinearSolver");
     if (jacobian_source == SundialsJacobian::mechanical_system) {
       check(CVodeSetJacFn(cvode, jacobian), "CVodeSetJacFn");

@@ -182,14 +182,8 @@ struct IdaStepper::Solver {
     check(IDASetUserData(ida, this), "IDASetUserData");
     check(IDASStolerances(ida, options.rtol, options.atol), "IDASStolerances");
     pattern = internal::jacobian_pattern(layout, system.coupling_groups());
-    sparse = internal::use_klu(options.linear_solver, pattern);
-    if (sparse) {
-      if (!internal::make_klu(pattern, y, context, matrix, linear_solver)) throw std::bad_alloc();
-    } else {
-      matrix = SUNDenseMatrix(n, n, context);
-      linear_solver = SUNLinSol_Dense(y, matrix, context);
-      if (!matrix || !linear_solver) throw std::bad_alloc();
-    }
+    sparse = internal::make_linear_solver(options.linear_solver, pattern, y, context, matrix,
+                                          linear_solver);
     check(IDASetLinearSolver(ida, linear_solver, matrix), "IDASetLinearSolver");
     if (jacobian_source == SundialsJacobian::mechanical_system) {
       check(IDASetJacFn(ida, jacobian), "IDASetJacFn");

@@ -1,12 +1,15 @@
 #include "sundials_support.h"
 
 #include <fmt/format.h>
+#include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 namespace ictus::internal {
@@ -150,6 +153,19 @@ bool make_klu(const JacobianPattern& pattern, N_Vector y, SUNContext context, SU
   if (!solver) return false;
   solver->ops->initialize = initialize_keeping_analysis;
   return true;
+}
+
+bool make_linear_solver(LinearSolverChoice choice, const JacobianPattern& pattern, N_Vector y,
+                        SUNContext context, SUNMatrix& matrix, SUNLinearSolver& solver) {
+  const bool sparse = use_klu(choice, pattern);
+  if (sparse) {
+    if (!make_klu(pattern, y, context, matrix, solver)) throw std::bad_alloc();
+  } else {
+    matrix = SUNDenseMatrix(pattern.n, pattern.n, context);
+    solver = SUNLinSol_Dense(y, matrix, context);
+    if (!matrix || !solver) throw std::bad_alloc();
+  }
+  return sparse;
 }
 
 void load_pattern(const JacobianPattern& pattern, SUNMatrix J) {

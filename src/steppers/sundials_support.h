@@ -93,6 +93,12 @@ bool use_klu(LinearSolverChoice choice, const JacobianPattern& pattern);
 bool make_klu(const JacobianPattern& pattern, N_Vector y, SUNContext context, SUNMatrix& matrix,
               SUNLinearSolver& solver);
 
+/// The matrix and linear solver for `choice` on this pattern: KLU (make_klu)
+/// or dense LU. Returns true if sparse; throws std::bad_alloc if SUNDIALS
+/// could not allocate.
+bool make_linear_solver(LinearSolverChoice choice, const JacobianPattern& pattern, N_Vector y,
+                        SUNContext context, SUNMatrix& matrix, SUNLinearSolver& solver);
+
 /// Writes the pattern into J (SUNMatZero_Sparse clears the index arrays
 /// before each Jacobian evaluation, so every fill starts with this).
 void load_pattern(const JacobianPattern& pattern, SUNMatrix J);
