@@ -6,10 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
+
+#include "run_manifest.h"
 
 namespace ictus::cli {
 
@@ -108,16 +113,36 @@ void OutputDirectory::check_and_stage() {
       throw OutputRefused(fmt::format(
           "--out '{}' is a file, not a directory; give a directory for the run's results",
           target_.string()));
+    // files the set's run.json lists may be derived ones (a spectrum);
+    // anything else not named like a run's file is the user's
+    std::vector<std::string> foreign;
+    bool empty = true;
     for (const fs::directory_entry& e : fs::directory_iterator(target_, ec)) {
+      empty = false;
       const std::string name = e.path().filename().string();
-      if (!is_run_file(name) || !e.is_regular_file())
-        throw OutputRefused(fmt::format(
-            "--out '{}' holds '{}', which is not a file of an ictus run; a run replaces its "
-            "output directory as a whole: give a new or empty directory, or one that only "
-            "holds an earlier run's results",
-            target_.string(), name));
+      if (!is_run_file(name) || !e.is_regular_file()) foreign.push_back(name);
     }
     if (ec) throw io_error("read", target_, ec.value());
+    if (!foreign.empty()) {
+      ManifestListing listing;
+      try {
+        listing = read_manifest(target_);
+      } catch (const std::runtime_error&) {
+        // no readable manifest: nothing is listed
+      }
+      for (const std::string& name : foreign) {
+        const bool listed = fs::is_regular_file(target_ / name) &&
+                            std::any_of(listing.files.begin(), listing.files.end(),
+                                        [&](const ManifestFile& f) { return f.name == name; });
+        if (!listed)
+          throw OutputRefused(fmt::format(
+              "--out '{}' holds '{}', which is not a file of an ictus run; a run replaces its "
+              "output directory as a whole: give a new or empty directory, or one that only "
+              "holds an earlier run's results",
+              target_.string(), name));
+      }
+    }
+    if (!empty) refuse_unless_one_set();
   }
 
   // under the lock, staging and set-aside directories beside DIR belong to
@@ -139,6 +164,34 @@ void OutputDirectory::check_and_stage() {
   staging_ = sibling(fmt::format(".partial-{}", getpid()));
   fs::create_directory(staging_, ec);
   if (ec) throw io_error("create", staging_, ec.value());
+}
+
+// A DIR a run may replace holds exactly the set its run.json lists: files of
+// two runs side by side (a run of an older ictus, files copied in, a set
+// edited by hand) are refused rather than silently replaced as one.
+void OutputDirectory::refuse_unless_one_set() const {
+  const std::string advice =
+      "a run replaces only a directory that holds one earlier run's set; move the files away "
+      "or give another --out";
+  if (!fs::exists(target_ / "run.json"))
+    throw OutputRefused(fmt::format(
+        "--out '{}' holds result files but no run.json that says which run wrote them; {}",
+        target_.string(), advice));
+  ManifestListing listing;
+  try {
+    listing = read_manifest(target_);
+  } catch (const std::runtime_error& e) {
+    throw OutputRefused(fmt::format("--out '{}': {}; {}", target_.string(), e.what(), advice));
+  }
+  const std::vector<std::string> differences =
+      manifest_mismatches(listing, files_beside_manifest(target_));
+  if (differences.empty()) return;
+  std::string list;
+  for (const std::string& d : differences) list += (list.empty() ? "" : "; ") + d;
+  throw OutputRefused(fmt::format(
+      "--out '{}' does not hold the set its run.json lists ({}): its files may come from "
+      "different runs; {}",
+      target_.string(), list, advice));
 }
 
 OutputDirectory::~OutputDirectory() {

@@ -54,6 +54,9 @@ class OutputDirectory {
   /// Under the lock: DIR must be a run's (or absent, or empty); what dead
   /// runs left beside it goes; the staging directory is made.
   void check_and_stage();
+  /// Refuses (OutputRefused) a non-empty DIR unless its run.json lists
+  /// exactly the files beside it, with their sizes.
+  void refuse_unless_one_set() const;
   void release_lock();
   std::filesystem::path target_;
   std::filesystem::path staging_;

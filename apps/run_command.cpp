@@ -84,18 +84,18 @@ class WarningPrinter : public Observer {
 };
 
 void describe_settings(const SimulationSettings& s, RunManifest& m) {
-  m.settings = {{"start", fmt::format("{}", s.start)},
-                {"until", fmt::format("{}", s.until)},
-                {"output_step", fmt::format("{}", s.output_step)},
-                {"integrator", json_string(s.integrator.name)}};
+  m.settings = {{"start", s.start},
+                {"until", s.until},
+                {"output_step", s.output_step},
+                {"integrator", s.integrator.name}};
+  const IntegratorSettings& in = s.integrator;
   for (const std::string& key : stepper_option_keys(s.integrator.name)) {
-    const IntegratorSettings& in = s.integrator;
-    if (key == "rtol") m.settings.emplace_back(key, fmt::format("{}", in.rtol));
-    if (key == "atol") m.settings.emplace_back(key, fmt::format("{}", in.atol));
-    if (key == "step") m.settings.emplace_back(key, fmt::format("{}", in.step));
-    if (key == "max_step") m.settings.emplace_back(key, fmt::format("{}", in.max_step));
+    if (key == "rtol") m.settings[key] = in.rtol;
+    if (key == "atol") m.settings[key] = in.atol;
+    if (key == "step") m.settings[key] = in.step;
+    if (key == "max_step") m.settings[key] = in.max_step;
   }
-  m.settings.emplace_back("max_steps", fmt::format("{}", s.max_steps));
+  m.settings["max_steps"] = s.max_steps;
 }
 
 }  // namespace

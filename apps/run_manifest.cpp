@@ -45,93 +45,155 @@ std::string utc_now() {
   return text.data();
 }
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
-
 namespace {
 
-// a JSON number (JSON has no inf or NaN: those become null)
-std::string number(double v) {
-  return std::isfinite(v) ? fmt::format("{}", v) : "null";
-}
+using Json = nlohmann::ordered_json;
 
-}  // namespace
-
-void RunManifest::write(const fs::path& directory) const {
-  std::vector<std::pair<std::string, std::uintmax_t>> files;
-  for (const fs::directory_entry& e : fs::directory_iterator(directory)) {
-    const std::string name = e.path().filename().string();
-    if (name == "run.json" || name == "run.json.partial" || !e.is_regular_file()) continue;
-    files.emplace_back(name, e.file_size());
-  }
-  std::sort(files.begin(), files.end());
-
-  std::string j = "{\n";
-  j += fmt::format("  \"ictus_version\": {},\n", json_string(ictus_version));
-  j += fmt::format("  \"status\": {},\n", json_string(status));
-  j += fmt::format("  \"exit_status\": {},\n", exit_status);
-  if (!message.empty()) j += fmt::format("  \"message\": {},\n", json_string(message));
-  j += fmt::format("  \"model\": {{\"file\": {}, \"sha256\": {}}},\n", json_string(model_file),
-                   json_string(model_sha256));
-  std::string args;
-  for (const std::string& a : arguments) args += (args.empty() ? "" : ", ") + json_string(a);
-  j += fmt::format("  \"arguments\": [{}],\n", args);
-  std::string set;
-  for (const auto& [k, v] : settings)
-    set += fmt::format("{}\"{}\": {}", set.empty() ? "" : ", ", k, v);
-  j += fmt::format("  \"settings\": {{{}}},\n", set);
-  std::string params;
-  for (const auto& [k, v] : parameters_set)
-    params += fmt::format("{}{}: {}", params.empty() ? "" : ", ", json_string(k), json_string(v));
-  j += fmt::format("  \"parameters_set\": {{{}}},\n", params);
-  j += fmt::format("  \"started\": {},\n  \"ended\": {},\n", json_string(started),
-                   json_string(ended));
-  j += fmt::format("  \"simulated_until\": {},\n  \"steps\": {},\n  \"events\": {},\n",
-                   number(simulated_until), steps, events);
-  j += fmt::format(
-      "  \"energy_audit\": {{\"error\": {}, \"relative\": {}, \"tolerance\": {}, \"passed\": {}",
-      number(energy_audit.error), number(energy_audit.relative), number(energy_audit.tolerance),
-      energy_audit.passed ? "true" : "false");
-  if (!energy_audit.passed)
-    j += fmt::format(", \"exceeded_between\": [{}, {}]", number(energy_audit.from),
-                     number(energy_audit.to));
-  j += "},\n  \"files\": [";
-  for (std::size_t k = 0; k < files.size(); ++k)
-    j += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}}}", k == 0 ? "" : ",",
-                     json_string(files[k].first), files[k].second);
-  j += files.empty() ? "]\n}\n" : "\n  ]\n}\n";
-
+// run.json.partial renamed to run.json: the manifest is replaced whole
+void write_whole(const fs::path& directory, const Json& j) {
   const fs::path tmp = directory / "run.json.partial";
   {
     std::ofstream f(tmp, std::ios::binary);
-    f << j;
+    f << j.dump(2) << '\n';
     f.flush();
     if (!f) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
   }
   fs::rename(tmp, directory / "run.json");
+}
+
+// JSON has no inf or NaN: those become null
+Json number(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
+}  // namespace
+
+std::vector<ManifestFile> files_beside_manifest(const fs::path& directory) {
+  std::vector<ManifestFile> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(directory)) {
+    const std::string name = e.path().filename().string();
+    if (name == "run.json" || name == "run.json.partial" || !e.is_regular_file()) continue;
+    files.push_back({name, e.file_size()});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const ManifestFile& a, const ManifestFile& b) { return a.name < b.name; });
+  return files;
+}
+
+void RunManifest::write(const fs::path& directory) const {
+  Json j;
+  j["ictus_version"] = ictus_version;
+  j["status"] = status;
+  j["exit_status"] = exit_status;
+  if (!message.empty()) j["message"] = message;
+  j["model"] = {{"file", model_file}, {"sha256", model_sha256}};
+  j["arguments"] = arguments;
+  j["settings"] = settings;
+  j["parameters_set"] = Json::object();
+  for (const auto& [name, value] : parameters_set) j["parameters_set"][name] = value;
+  j["started"] = started;
+  j["ended"] = ended;
+  j["simulated_until"] = number(simulated_until);
+  j["steps"] = steps;
+  j["events"] = events;
+  Json audit = {{"error", number(energy_audit.error)},
+                {"relative", number(energy_audit.relative)},
+                {"tolerance", number(energy_audit.tolerance)},
+                {"passed", energy_audit.passed}};
+  if (!energy_audit.passed)
+    audit["exceeded_between"] = {number(energy_audit.from), number(energy_audit.to)};
+  j["energy_audit"] = audit;
+  j["files"] = Json::array();
+  for (const ManifestFile& f : files_beside_manifest(directory))
+    j["files"].push_back({{"name", f.name}, {"bytes", f.bytes}});
+
+  write_whole(directory, j);
+}
+
+namespace {
+
+// DIR/run.json parsed; std::runtime_error with line:column on a syntax error
+Json parse_manifest(const fs::path& directory) {
+  const fs::path path = directory / "run.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path.string()));
+  try {
+    return Json::parse(in);
+  } catch (const Json::parse_error& e) {
+    // e.byte is the offset of the error; say it as line:column
+    std::ifstream again(path, std::ios::binary);
+    std::size_t line = 1, column = 1;
+    for (std::size_t k = 1; k < e.byte && again; ++k) {
+      const int c = again.get();
+      if (c == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    throw std::runtime_error(fmt::format("{}:{}:{}: not a valid run.json (a JSON syntax error)",
+                                         path.string(), line, column));
+  }
+}
+
+}  // namespace
+
+ManifestListing read_manifest(const fs::path& directory) {
+  const Json j = parse_manifest(directory);
+  ManifestListing listing;
+  const auto add = [&listing](const Json& files) {
+    for (const Json& f : files)
+      listing.files.push_back(
+          {f.at("name").get<std::string>(), f.at("bytes").get<std::uintmax_t>()});
+  };
+  try {
+    listing.status = j.at("status").get<std::string>();
+    add(j.at("files"));
+    if (j.contains("derived")) add(j.at("derived"));
+  } catch (const Json::exception&) {
+    throw std::runtime_error(fmt::format(
+        "{}: not a run.json of ictus (it needs \"status\" and \"files\" with a name and bytes "
+        "each)",
+        (directory / "run.json").string()));
+  }
+  std::sort(listing.files.begin(), listing.files.end(),
+            [](const ManifestFile& a, const ManifestFile& b) { return a.name < b.name; });
+  return listing;
+}
+
+void record_derived_file(const fs::path& directory, const std::string& name,
+                         const std::string& command) {
+  Json j = parse_manifest(directory);
+  if (!j.contains("derived")) j["derived"] = Json::array();
+  Json& derived = j["derived"];
+  for (auto it = derived.begin(); it != derived.end();)
+    it = it->value("name", "") == name ? derived.erase(it) : it + 1;
+  derived.push_back({{"name", name},
+                     {"bytes", fs::file_size(directory / name)},
+                     {"command", command},
+                     {"written", utc_now()}});
+  write_whole(directory, j);
+}
+
+std::vector<std::string> manifest_mismatches(const ManifestListing& listing,
+                                             const std::vector<ManifestFile>& present) {
+  std::vector<std::string> out;
+  for (const ManifestFile& listed : listing.files) {
+    const auto it = std::find_if(present.begin(), present.end(),
+                                 [&](const ManifestFile& p) { return p.name == listed.name; });
+    if (it == present.end())
+      out.push_back(fmt::format("{} is missing", listed.name));
+    else if (it->bytes != listed.bytes)
+      out.push_back(
+          fmt::format("{} is {} bytes, run.json lists {}", listed.name, it->bytes, listed.bytes));
+  }
+  for (const ManifestFile& p : present) {
+    const bool listed = std::any_of(listing.files.begin(), listing.files.end(),
+                                    [&](const ManifestFile& f) { return f.name == p.name; });
+    if (!listed) out.push_back(fmt::format("{} is not listed", p.name));
+  }
+  return out;
 }
 
 }  // namespace ictus::cli

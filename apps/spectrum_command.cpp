@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "exit_status.h"
 #include "ictus/spectrum.h"
+#include "run_manifest.h"
 
 namespace ictus::cli {
 
@@ -63,12 +65,37 @@ void read_column(const std::filesystem::path& path, const std::string& channel,
   }
 }
 
+// A results file beside a run.json must be the one it lists: a file from
+// another run copied in, or one edited since, is refused (docs/cli.md).
+void check_against_manifest(const std::filesystem::path& path) {
+  const std::filesystem::path directory = path.parent_path().empty() ? "." : path.parent_path();
+  if (!std::filesystem::exists(directory / "run.json")) return;  // a CSV of the user's own
+  ManifestListing listing;
+  try {
+    listing = read_manifest(directory);
+  } catch (const std::runtime_error& e) {
+    throw SpectrumRefused(e.what());
+  }
+  const std::string name = path.filename().string();
+  const auto listed = std::find_if(listing.files.begin(), listing.files.end(),
+                                   [&](const ManifestFile& f) { return f.name == name; });
+  if (listed == listing.files.end())
+    throw SpectrumRefused(fmt::format(
+        "'{}' is not in the run.json beside it: it is not a file of that run", path.string()));
+  const std::uintmax_t bytes = std::filesystem::file_size(path);
+  if (bytes != listed->bytes)
+    throw SpectrumRefused(fmt::format(
+        "'{}' is {} bytes, the run.json beside it lists {}: it is not the file that run wrote",
+        path.string(), bytes, listed->bytes));
+}
+
 }  // namespace
 
 int command_spectrum(const SpectrumOptions& o) {
   try {
     std::filesystem::path path = o.results;
     if (std::filesystem::is_directory(path)) path /= "results.csv";
+    check_against_manifest(path);
     std::vector<double> t, v;
     read_column(path, o.channel, t, v);
     if (t.size() < 4)
@@ -94,12 +121,27 @@ int command_spectrum(const SpectrumOptions& o) {
     const std::filesystem::path out =
         o.out.empty() ? path.parent_path() / fmt::format("spectrum_{}.csv", o.channel)
                       : std::filesystem::path(o.out);
-    std::ofstream file(out);
-    file << "frequency,amplitude\n";
-    for (std::size_t k = 0; k < s.frequency.size(); ++k)
-      file << fmt::format("{},{}\n", s.frequency[k], s.amplitude[k]);
-    file.close();
-    if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", out.string()));
+    // written whole: a temporary file renamed into place
+    const std::filesystem::path partial = out.string() + ".partial";
+    {
+      std::ofstream file(partial);
+      file << "frequency,amplitude\n";
+      for (std::size_t k = 0; k < s.frequency.size(); ++k)
+        file << fmt::format("{},{}\n", s.frequency[k], s.amplitude[k]);
+      file.close();
+      if (!file) {
+        std::error_code ec;
+        std::filesystem::remove(partial, ec);
+        throw std::runtime_error(fmt::format("cannot write '{}'", out.string()));
+      }
+    }
+    std::filesystem::rename(partial, out);
+    // a file written into a run's directory joins its manifest
+    const std::filesystem::path run = path.parent_path().empty() ? "." : path.parent_path();
+    const std::filesystem::path out_dir = out.parent_path().empty() ? "." : out.parent_path();
+    if (std::filesystem::exists(run / "run.json") && std::filesystem::equivalent(run, out_dir))
+      record_derived_file(run, out.filename().string(),
+                          fmt::format("spectrum {} --from {:g} --to {:g}", o.channel, from, to));
     fmt::print("spectrum of {} over {:g} .. {:g} s ({} points, resolution {:.6g} Hz): {}\n",
                o.channel, from, to, s.samples, s.resolution, out.string());
     std::string line = "dominant frequencies:";

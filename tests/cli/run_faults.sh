@@ -97,7 +97,8 @@ done
 # a completed run replaces the set as a whole (and the stale incomplete set)
 "$ictus" run "$pendulum" --out o --until 2 --quiet; expect_status "second complete run" 0 $?
 manifest_matches "second complete run" o completed
-grep -q '"until": 2,' o/run.json || fail "o/run.json is not the second run's"
+/usr/bin/python3 -c 'import json,sys; sys.exit(json.load(open("o/run.json"))["settings"]["until"] != 2)' \
+  || fail "o/run.json is not the second run's"
 [ "$(wc -l < o/results.csv)" -eq 202 ] || fail "o/results.csv is not the second run's"
 [ -e o.incomplete ] && fail "the stale o.incomplete stayed after a completed run"
 
@@ -121,6 +122,47 @@ expect_status "foreign directory" 2 $?
 expect_in "foreign directory" "holds 'notes.txt'" err.txt
 [ "$(cat mine/notes.txt)" = keep ] || fail "a refused run touched mine/notes.txt"
 ls -d mine.* 2> /dev/null && fail "a refused run left files beside mine"
+
+# run.json is read back: a directory whose files are not the set it lists
+# (files of two runs, a file edited by hand, results of an older ictus
+# without a manifest, a broken manifest) is refused, and left as it was
+mixed_case() {  # what expected-message
+  local was; was=$(fingerprint o)
+  "$ictus" run "$pendulum" --out o --until 1 --quiet 2> err.txt
+  expect_status "$1" 2 $?
+  expect_in "$1" "$2" err.txt
+  [ "$(fingerprint o)" = "$was" ] || fail "$1: a refused run changed o"
+  ls -d o.partial-* o.incomplete 2> /dev/null && fail "$1: a refused run left files beside o"
+}
+cp o/events.csv events.keep; cp o/run.json run.keep
+echo "0.5,extra,line" >> o/events.csv
+mixed_case "a file edited" "events.csv is $(stat -c %s o/events.csv) bytes, run.json lists"
+cp events.keep o/events.csv; rm o/events.csv
+mixed_case "a file missing" "events.csv is missing"
+cp events.keep o/events.csv; touch o/results.incomplete.csv
+mixed_case "a file of another run" "results.incomplete.csv is not listed"
+rm o/results.incomplete.csv; rm o/run.json
+mixed_case "no manifest" "holds result files but no run.json"
+printf '{\n  "status": "completed",\n  "files": [\n' > o/run.json
+mixed_case "a broken manifest" "o/run.json:4:1: not a valid run.json"
+cp run.keep o/run.json
+"$ictus" run "$pendulum" --out o --until 1 --quiet; expect_status "the set restored" 0 $?
+manifest_matches "the set restored" o completed
+
+# a file derived from the set (a spectrum) joins its manifest, so the next
+# run may replace the directory; a spectrum of results edited since is refused
+"$ictus" spectrum o pivot.angle > /dev/null; expect_status "spectrum into the set" 0 $?
+/usr/bin/python3 - <<'PY' || fail "spectrum: run.json does not list spectrum_pivot.angle.csv"
+import json, os
+m = json.load(open("o/run.json"))
+d = {f["name"]: f["bytes"] for f in m.get("derived", [])}
+assert d.get("spectrum_pivot.angle.csv") == os.path.getsize("o/spectrum_pivot.angle.csv"), d
+PY
+"$ictus" run "$pendulum" --out o --until 1 --quiet; expect_status "a run over a derived file" 0 $?
+[ -e o/spectrum_pivot.angle.csv ] && fail "the derived spectrum stayed beside a new set"
+echo "1,2" >> o/results.csv
+"$ictus" spectrum o pivot.angle > /dev/null 2> err.txt; expect_status "spectrum of edited results" 2 $?
+expect_in "spectrum of edited results" "the run.json beside it lists" err.txt
 
 cd / && rm -rf "$work"
 [ "$failures" -eq 0 ] || exit 1
