@@ -40,10 +40,11 @@ void ConstraintRank::scale(std::span<const ConstraintRow> rows, std::span<const 
 
 int ConstraintRank::find_dependent_rows(std::span<const ConstraintRow> rows,
                                         std::span<const RowBodies> bodies,
-                                        std::span<const char> excluded, std::span<char> dependent) {
+                                        std::span<const char> excluded, std::span<char> dependent,
+                                        double sine) {
   scale(rows, bodies, excluded);
   std::copy(excluded.begin(), excluded.end(), flags_.begin());
-  gram_.eliminate_dependent_rows(rows, weights_, flags_);
+  gram_.eliminate_dependent_rows(rows, weights_, flags_, sine * sine);
   int rank = 0;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     dependent[r] = flags_[r] != 0 && excluded[r] == 0 ? 1 : 0;
@@ -54,13 +55,13 @@ int ConstraintRank::find_dependent_rows(std::span<const ConstraintRow> rows,
 }
 
 bool ConstraintRank::independent(std::span<const ConstraintRow> rows,
-                                 std::span<const RowBodies> bodies,
-                                 std::span<const char> excluded) {
+                                 std::span<const RowBodies> bodies, std::span<const char> excluded,
+                                 double sine) {
   scale(rows, bodies, excluded);
   gram_.assemble(rows, weights_, excluded);
   if (!gram_.factorize()) return false;
   condition_ = std::sqrt(gram_.pivot_spread(excluded));
-  return gram_.first_dependent_row(excluded) < 0;
+  return gram_.first_dependent_row(excluded, sine * sine) < 0;
 }
 
 }  // namespace ictus::internal

@@ -49,13 +49,15 @@ class ConstraintRank {
   /// Flags in `dependent` (size m) the rows that depend on the others; rows
   /// flagged in `excluded` take no part and are not flagged. Returns the
   /// number of independent rows.
+  /// `sine` is the largest sine at which a row counts as dependent.
   int find_dependent_rows(std::span<const ConstraintRow> rows, std::span<const RowBodies> bodies,
-                          std::span<const char> excluded, std::span<char> dependent);
+                          std::span<const char> excluded, std::span<char> dependent,
+                          double sine = kTolerance);
 
   /// True if the rows not flagged in `excluded` are independent.
   /// Allocation-free.
   bool independent(std::span<const ConstraintRow> rows, std::span<const RowBodies> bodies,
-                   std::span<const char> excluded);
+                   std::span<const char> excluded, double sine = kTolerance);
 
   /// The condition of the scaled D of the rows left in by the last call:
   /// the square root of the spread of the pivots of G.

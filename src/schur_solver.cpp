@@ -123,17 +123,18 @@ namespace {
 // angle, in the M^-1 metric, between the row and the rows before it). A row
 // whose diagonal is zero is empty (a degenerate constraint). Comparing with
 // other rows' diagonals would mix 1/mass and 1/inertia of different bodies.
-bool dependent(double pivot, double diagonal) {
-  return !(diagonal > 0.0) || pivot <= SchurSolver::kDependencyTolerance * diagonal;
+bool dependent(double pivot, double diagonal, double tolerance) {
+  return !(diagonal > 0.0) || pivot <= tolerance * diagonal;
 }
 }  // namespace
 
-int SchurSolver::first_dependent_row(std::span<const char> dropped) const {
+int SchurSolver::first_dependent_row(std::span<const char> dropped, double tolerance) const {
   const auto& d = factor_.pivots();
   for (int k = 0; k < size_; ++k) {
     const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
     if (dropped[r] != 0) continue;
-    if (dependent(d(k), diagonal_[r]) || !std::isfinite(d(k))) return static_cast<int>(r);
+    if (dependent(d(k), diagonal_[r], tolerance) || !std::isfinite(d(k)))
+      return static_cast<int>(r);
   }
   return -1;
 }
@@ -170,11 +171,11 @@ double SchurSolver::pivot_spread(std::span<const char> dropped) const {
 
 void SchurSolver::eliminate_dependent_rows(std::span<const ConstraintRow> rows,
                                            std::span<const InverseMass> inverse_mass,
-                                           std::span<char> dropped) {
+                                           std::span<char> dropped, double tolerance) {
   for (;;) {
     assemble(rows, inverse_mass, dropped);
     factorize();
-    const int r = first_dependent_row(dropped);
+    const int r = first_dependent_row(dropped, tolerance);
     if (r < 0) return;
     dropped[static_cast<std::size_t>(r)] = 1;
   }

@@ -76,13 +76,17 @@ class SchurSolver {
   /// First row, in elimination order, whose pivot ratio is below the
   /// threshold (-1 if none). Rows after a tiny pivot are unreliable, so
   /// redundancy detection drops one row at a time.
-  int first_dependent_row(std::span<const char> dropped) const;
+  /// `tolerance` is the pivot ratio (a squared sine) at or below which a
+  /// row counts as dependent.
+  int first_dependent_row(std::span<const char> dropped,
+                          double tolerance = kDependencyTolerance) const;
 
   /// Assembles and factorises, dropping dependent rows one at a time (the
   /// pivots after a tiny one are unreliable) until none is left; the rows
   /// found are flagged in `dropped`. Allocation-free.
   void eliminate_dependent_rows(std::span<const ConstraintRow> rows,
-                                std::span<const InverseMass> inverse_mass, std::span<char> dropped);
+                                std::span<const InverseMass> inverse_mass, std::span<char> dropped,
+                                double tolerance = kDependencyTolerance);
 
   /// Spread of the LDL^T pivots, max d / min d over rows not dropped: the
   /// condition estimate of seed 000.

@@ -533,16 +533,23 @@ void System::evaluate(double t, const VecX& y, Stage stage) {
   if (stage == Stage::kDynamics) s.ensure_dynamics();
 }
 
-bool System::accept(double t, const VecX& y) {
+bool System::accept(double t, VecX& y) {
   Impl& s = *impl_;
   bool changed = false;
   // judged on the last evaluation if it was at this very state (the end-of-step
   // derivative of both integrators)
-  if (s.dropped_row_violated && s.t == t) {
-    // the rank of D went up: find the dependent rows again (see solve_dynamics)
+  if ((s.dropped_row_violated && s.t == t) || s.rank_lowered) {
+    // the rank of D went up (see solve_dynamics), or may have: a row dropped
+    // at a singular configuration comes back as soon as the geometry allows,
+    // before its direction drifts (issue 13 defect 2)
     s.dropped_row_violated = false;
+    const bool was_lowered = s.rank_lowered;
     s.compute_kinematics(t, y);
     changed = s.redetect_rank(t);
+    // rows back after a singular configuration: what drifted along them
+    // while they were out is removed at once, so that no Baumgarte transient
+    // follows (the drift is of second order in the window, kSingularWindow)
+    if (changed && was_lowered && !s.rank_lowered) project(t, y);
   }
   s.log_rank_change();
   s.compute_kinematics(t, y);

@@ -259,7 +259,8 @@ void System::Impl::solve_dynamics() {
     // asked again only when the pivots fall a further factor of 100
     const auto [ratio, row] = solver.smallest_pivot_ratio(dropped);
     if (!(ratio > geometric_check_below)) {
-      ok = ratio > 0.0 && std::isfinite(ratio) && rank.independent(rows, row_bodies, dropped);
+      ok = ratio > 0.0 && std::isfinite(ratio) &&
+           rank.independent(rows, row_bodies, dropped, kSingularWindow);
       if (ok) {
         geometric_check_below = 1e-2 * ratio;
         // S lost far more digits than the geometry explains (the square of

@@ -186,7 +186,9 @@ struct System::Impl {
   const ModeSnapshot* adopt_redundancy = nullptr;
   /// Finds the dependent rows and their self-stress modes; `report` warns
   /// about them (at a structure change; a rank change is logged as such).
-  void detect_redundancy(bool report = true);
+  /// `sine`: the rank tolerance (ConstraintRank::kTolerance, or the wider
+  /// kSingularWindow while a run passes a singular configuration).
+  void detect_redundancy(bool report = true, double sine = internal::ConstraintRank::kTolerance);
   /// Finds the dependent rows again at time `time` (the rank of D changed
   /// with the configuration) and logs the change with the rows involved.
   /// Returns true if the set of dependent rows changed.
@@ -336,6 +338,15 @@ struct System::Impl {
   // Schur pivot ratio below which the geometry is asked again whether the
   // kept rows are independent (small pivots may come from inertia alone)
   static constexpr double kSchurCheck = 1e-6;
+  // During a run a row counts as dependent within this sine of the span of
+  // the others (not 1e-5 as for a structure): near a singular configuration
+  // the constraint manifold of the drifted positions (g = eps, not 0) is a
+  // hyperbola that joins the branch the mechanism comes on to the other
+  // branch within about sqrt(eps) of the crossing; a row dropped over a wider
+  // window lets the motion pass straight through on its velocity, and the
+  // row comes back (checked every accepted step) with a violation of
+  // second order in the window (issue 13 defect 2; docs/theory/equations.md)
+  static constexpr double kSingularWindow = 1e-3;
   double geometric_check_below = kSchurCheck;
   // smallest pivot ratio of S times the squared geometric condition below
   // which the inertia, not the geometry, spoils S
@@ -374,6 +385,11 @@ struct System::Impl {
   bool state_current = false;  // kinematics and formula slots belong to (t, y)
   bool redetecting = false;
   bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
+  // the rank of D when the structure was built, and whether a singular
+  // configuration lowered it since: then the rank is decided again at every
+  // accepted step, so rows come back as soon as the geometry has them
+  long structure_rank = 0;
+  bool rank_lowered = false;
   double energy_reference = 0.0;
   double step_size = 0.0;  // the integrator's last accepted step: channel integrator.step
 

@@ -112,19 +112,22 @@ void System::Impl::rebuild_structure() {
     // a restored mode: the same dependent rows as the run it was saved from
     dropped = adopt_redundancy->dropped;
     self_stress = adopt_redundancy->self_stress;
-    return;
+  } else {
+    detect_redundancy();
   }
-  detect_redundancy();
+  structure_rank = static_cast<long>(m) - std::count(dropped.begin(), dropped.end(), char{1});
+  rank_lowered = false;
 }
 
 bool System::Impl::redetect_rank(double time) {
   const std::vector<char> before = dropped;
   std::fill(dropped.begin(), dropped.end(), char{0});
-  detect_redundancy(false);
+  detect_redundancy(false, kSingularWindow);
   if (dropped == before) return false;
   const auto rows_count = static_cast<long>(dropped.size());
   const long after = rows_count - std::count(dropped.begin(), dropped.end(), char{1});
   const long was = rows_count - std::count(before.begin(), before.end(), char{1});
+  rank_lowered = after < structure_rank;
   if (!rank_change.pending) {
     rank_change = {};
     rank_change.pending = true;
@@ -162,12 +165,12 @@ void System::Impl::warn(std::string text) {
   }
 }
 
-void System::Impl::detect_redundancy(bool report) {
+void System::Impl::detect_redundancy(bool report, double sine) {
   self_stress.clear();
   compute_rows();
   // which rows depend on the others is decided on D alone (constraint_rank.h)
   const std::vector<char> none(rows.size(), 0);
-  rank.find_dependent_rows(rows, row_bodies, none, dropped);
+  rank.find_dependent_rows(rows, row_bodies, none, dropped, sine);
   geometric_check_below = kSchurCheck;
   solver.assemble(rows, inverse_mass, dropped);
   solver.factorize();

@@ -159,8 +159,10 @@ class System final : public MechanicalSystem {
   /// Records an accepted state (joint angles are unwrapped across steps).
   /// Returns true if the dependent rows had to be found again because the
   /// rank of the constraints changed: the caller must then restart its
-  /// integrator.
-  bool accept(double t, const VecX& y);
+  /// integrator. Rows that come back after a singular configuration take y
+  /// onto the constraints again (positions and velocities projected, a
+  /// mass-weighted least change), so y may change.
+  bool accept(double t, VecX& y);
 
   /// Jacobians of the generalised loads f of M u' - D^T p = f (per body
   /// [force_W, torque_B]: the enabled force elements and the gyroscopic
