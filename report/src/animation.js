@@ -163,6 +163,18 @@ export class Animation {
     return r;
   }
 
+  // t, or the time of the written frame within 1e-12 of the span of it
+  snap(t) {
+    const T = this.t, tolerance = 1e-12 * Math.max(T[T.length - 1] - T[0], Math.abs(T[0]), 1e-300);
+    let lo = 0, hi = T.length - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (T[mid] <= t) lo = mid; else hi = mid;
+    }
+    for (const k of [lo, hi]) if (Math.abs(T[k] - t) <= tolerance) return T[k];
+    return t;
+  }
+
   // the poses at time t: the written frame, or between two frames
   setTime(t) {
     const T = this.t, n = this.bodies.length, v = this.values;

@@ -27,7 +27,8 @@ if (incomplete)
 // --- the animation
 app.append(element("h2", {}, "Animation"));
 let animation = null;
-const slider = element("input", { type: "range", id: "time-slider", min: String(data.t0), max: String(data.t1), step: "any", value: String(data.t0) });
+const tEnd = Math.max(data.t1, ...data.events.map((e) => e.t));
+const slider = element("input", { type: "range", id: "time-slider", min: String(data.t0), max: String(tEnd), step: "any", value: String(data.t0) });
 const timeLabel = element("span", { class: "time", id: "time-label" });
 const play = element("button", { id: "play" }, "Play");
 const speed = element("select", { id: "speed" },
@@ -48,7 +49,9 @@ play.addEventListener("click", () => {
   if (playing && animation && animation.time >= data.t1) setTime(data.t0);
   last = null;
 });
-slider.addEventListener("input", () => setTime(parseFloat(slider.value)));
+// a range input keeps about 15 digits: a value that close to a written frame
+// (an event's instant) is taken as that frame's time
+slider.addEventListener("input", () => setTime(animation ? animation.snap(parseFloat(slider.value)) : 0));
 if (data.poses) {
   const viewer = element("div", { id: "viewer" });
   app.append(viewer);

@@ -132,7 +132,10 @@ export function buildPlot(container, plot, events, onPick, state) {
     plugins: [eventPlugin(events, tooltip, drawnTimes), panZoomPlugin(), timePlugin(state)],
   };
   const u = new uPlot(options, [x, ...ys], box);
-  u.over.addEventListener("dblclick", () => u.setScale("x", { min: x[0], max: x[x.length - 1] }));
+  // the time axis spans the events too (a failure after the last sample)
+  const span = { min: Math.min(x[0], ...events.map((e) => e.t)), max: Math.max(x[x.length - 1], ...events.map((e) => e.t)) };
+  if (span.min < x[0] || span.max > x[x.length - 1]) u.setScale("x", span);
+  u.over.addEventListener("dblclick", () => u.setScale("x", span));
   u.over.addEventListener("click", (ev) => {
     if (ev.shiftKey) return;
     onPick(u.posToVal(ev.offsetX, "x"));
