@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "../exit_status.h"
+#include "../run_manifest.h"
 #include "ictus/model_file.h"
 #include "ictus/system.h"
 #include "report_assets.h"
@@ -57,6 +58,16 @@ int command_report(const ReportOptions& o) {
                "geometry and the channels' units, and it is not there\n",
                model_file);
     return kExitRefused;
+  }
+  try {
+    const YAML::Node manifest = YAML::Load(manifest_text);
+    if (manifest["model"]["sha256"] &&
+        manifest["model"]["sha256"].as<std::string>() != sha256_of_file(model_file))
+      fmt::print(stderr,
+                 "warning: the model file '{}' has changed since the run; the report draws the "
+                 "bodies as it describes them now\n",
+                 model_file);
+  } catch (const std::exception&) {  // the check is a courtesy; the report goes on
   }
   const Model model = load_model(model_file, sets);
   const System system(model);

@@ -257,6 +257,10 @@ std::string poses_json(const NumberTable& poses, const Model& model,
                        const std::vector<char>& at_event, std::size_t budget,
                        const std::string& source) {
   const std::size_t n_bodies = model.bodies().size();
+  if (n_bodies == 0 || poses.rows() == 0)
+    return fmt::format(
+        "\"poses\":null,\"poses_note\":{}",
+        json_string(n_bodies == 0 ? "the model has no bodies" : source + " holds no samples"));
   std::vector<int> columns;
   for (const std::string& name : pose_channels(model)) {
     const int c = poses.find(name);

@@ -27,7 +27,7 @@ if (incomplete)
 // --- the animation
 app.append(element("h2", {}, "Animation"));
 let animation = null;
-const tEnd = Math.max(data.t1, ...data.events.map((e) => e.t));
+const tEnd = data.events.reduce((t, e) => Math.max(t, e.t), data.t1);
 const slider = element("input", { type: "range", id: "time-slider", min: String(data.t0), max: String(tEnd), step: "any", value: String(data.t0) });
 const timeLabel = element("span", { class: "time", id: "time-label" });
 const play = element("button", { id: "play" }, "Play");

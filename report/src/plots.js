@@ -133,7 +133,7 @@ export function buildPlot(container, plot, events, onPick, state) {
   };
   const u = new uPlot(options, [x, ...ys], box);
   // the time axis spans the events too (a failure after the last sample)
-  const span = { min: Math.min(x[0], ...events.map((e) => e.t)), max: Math.max(x[x.length - 1], ...events.map((e) => e.t)) };
+  const span = events.reduce((r, e) => ({ min: Math.min(r.min, e.t), max: Math.max(r.max, e.t) }), { min: x[0], max: x[x.length - 1] });
   if (span.min < x[0] || span.max > x[x.length - 1]) u.setScale("x", span);
   u.over.addEventListener("dblclick", () => u.setScale("x", span));
   u.over.addEventListener("click", (ev) => {
