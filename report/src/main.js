@@ -137,4 +137,12 @@ window.ictusReport = {
   time: () => (animation ? animation.time : null),
   bodyPoses: () => (animation ? animation.poses() : []),
   frames: () => (animation ? animation.t.length : 0),
+  // where plot k draws time t, in the viewport (the plot scrolled into view)
+  pointOf: (k, t) => {
+    const u = plots[k].uplot;
+    u.over.scrollIntoView({ block: "center" });
+    const r = u.over.getBoundingClientRect();
+    const x = Math.min(Math.max(u.valToPos(t, "x"), 1), r.width - 2);  // inside the plot at its edges
+    return { x: r.left + x, y: r.top + r.height / 2 };
+  },
 };

@@ -153,6 +153,36 @@ function largeModel(file) {
     if (Math.min(...v) === Math.max(...v)) check(constants.includes(name), `${stem}: constant ${name} not listed as a value`);
   }
 
+  // the extrema: one row per written channel
+  const extremaRows = await page.evaluate(() => document.querySelectorAll("#extrema tr").length - 1);
+  check(extremaRows === results.names.length - 1, `${stem}: ${extremaRows} rows of extrema, ${results.names.length - 1} channels`);
+  // an event's details on hover over its marker
+  if (eventTimes.length && plots.length) {
+    const te = eventTimes[eventTimes.length - 1];
+    const at = await page.evaluate((t) => window.ictusReport.pointOf(0, t), te);
+    await page.mouse.move(at.x, at.y);
+    const tip = await page.evaluate(() => [...document.querySelectorAll(".tooltip")].filter((e) => e.style.display === "block").map((e) => e.textContent).join(""));
+    const kinds = eventLines.filter((r) => Number(r[0]) === te && r[1] !== "end" && r[1] !== "incomplete").map((r) => r[1]);
+    check(tip.startsWith(`t = ${te} s`) && kinds.every((k) => tip.includes(k)), `${stem}: hovering the marker at ${te} shows '${tip}'`);
+    await page.mouse.move(0, 0);
+    await page.evaluate(() => window.scrollTo(0, 0));
+  }
+  // play: the time runs
+  {
+    await page.evaluate(() => window.ictusReport.setTime(-1e300));  // the first sample
+    const before = await page.evaluate(() => window.ictusReport.time());
+    await page.selectOption("#speed", "0.05");  // slow: the run does not end meanwhile
+    await page.click("#play");
+    const playing = await page.textContent("#play");
+    await page.waitForTimeout(500);
+    await page.click("#play");
+    const paused = await page.textContent("#play");
+    check(playing === "Pause" && paused === "Play", `${stem}: the play button read '${playing}' when playing, '${paused}' when paused`);
+    const after = await page.evaluate(() => window.ictusReport.time());
+    check(after > before, `${stem}: playing for 0.5 s moved the time from ${before} to ${after}`);
+    await page.evaluate(() => window.ictusReport.setTime(-1e300));
+  }
+
   // the animation: the slider moved to each event time puts the bodies at
   // the poses written at that time (the last row of that time: after the event)
   check(await page.evaluate(() => window.ictusReport.hasAnimation()), `${stem}: no animation`);
