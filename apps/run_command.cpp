@@ -257,8 +257,9 @@ int command_run(const RunOptions& ro) {
           manifest.write(directory.staging());
         } catch (const std::exception&) {  // the run.json of before stays
         }
+      } else {  // the run's own error is printed below; this one too
+        fmt::print(stderr, "error: the report: {}\n", e.what());
       }
-      fmt::print(stderr, "error: the report: {}\n", e.what());
     }
   }
   if (complete) {
