@@ -19,6 +19,7 @@
 #include "ictus/simulation.h"
 #include "output_directory.h"
 #include "parameter_overrides.h"
+#include "report/report_command.h"
 #include "run_command.h"
 #include "spectrum_command.h"
 #include "version.h"
@@ -300,6 +301,9 @@ int main(int argc, char** argv) {
   run->add_flag("--quiet", run_opt.quiet, "print nothing on success (no progress, no warnings)");
   run->add_flag("--progress", run_opt.progress, "always show the progress bar");
   run->add_flag("--no-progress", run_opt.no_progress, "never show the progress bar");
+  run->add_flag("--report", run_opt.report,
+                "also write report.html (plots, events, energy audit, extrema, 3-D animation) "
+                "and the body poses it animates (poses.csv)");
 
   CLI::App* check =
       app.add_subcommand("check", "validate and assemble a model, report its structure");
@@ -345,6 +349,12 @@ int main(int argc, char** argv) {
   spectrum->add_option("--out", spectrum_opt.out,
                        "CSV written (default: spectrum_<channel>.csv beside the results)");
 
+  ictus::cli::ReportOptions report_opt;
+  CLI::App* report = app.add_subcommand(
+      "report", "write report.html into the output directory of an earlier run (docs/report.md)");
+  report->add_option("directory", report_opt.directory, "the run's output directory (--out)")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -363,6 +373,7 @@ int main(int argc, char** argv) {
     if (statics->parsed()) return command_static(common, analysis_opt);
     if (modes->parsed()) return command_modes(common, analysis_opt);
     if (spectrum->parsed()) return ictus::cli::command_spectrum(spectrum_opt);
+    if (report->parsed()) return ictus::cli::command_report(report_opt);
   } catch (const ictus::ModelError& e) {
     std::fflush(stdout);
     if (e.where().known()) {

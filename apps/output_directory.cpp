@@ -39,8 +39,10 @@ std::string lock_holder(int fd) {
 }  // namespace
 
 bool OutputDirectory::is_run_file(const std::string& name) {
-  for (const char* known : {"run.json", "results.csv", "events.csv", "results.incomplete.csv",
-                            "results.csv.partial", "events.csv.partial", "run.json.partial"})
+  for (const char* known :
+       {"run.json", "results.csv", "events.csv", "results.incomplete.csv", "results.csv.partial",
+        "events.csv.partial", "run.json.partial", "poses.csv", "poses.incomplete.csv",
+        "poses.csv.partial", "report.html", "report.html.partial"})
     if (name == known) return true;
   return false;
 }

@@ -25,7 +25,8 @@ class OutputRefused : public std::runtime_error {
 class OutputDirectory {
  public:
   /// The file names a run's set may hold (run.json, results.csv, events.csv,
-  /// results.incomplete.csv, and the writers' *.partial names).
+  /// results.incomplete.csv, with --report poses.csv, poses.incomplete.csv and
+  /// report.html, and the writers' *.partial names).
   static bool is_run_file(const std::string& name);
 
   /// Takes the lock, removes what dead runs left beside DIR, and creates the

@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "exit_status.h"
 #include "ictus/model_file.h"
@@ -16,6 +19,8 @@
 #include "output_budget.h"
 #include "output_directory.h"
 #include "parameter_overrides.h"
+#include "report/report_assets.h"
+#include "report/report_page.h"
 #include "run_manifest.h"
 #include "version.h"
 
@@ -98,10 +103,22 @@ void describe_settings(const SimulationSettings& s, RunManifest& m) {
   m.settings["max_steps"] = s.max_steps;
 }
 
+bool has_any_results(const fs::path& dir) {
+  return fs::exists(dir / "results.csv") || fs::exists(dir / "results.incomplete.csv");
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 int command_run(const RunOptions& ro) {
   const std::string started = utc_now();
+  if (ro.report && !report_available()) throw OutputRefused(report_unavailable_message());
   Model model = load_model(ro.model_path, parse_sets(ro.sets));
   SimulationSettings& s = model.settings();
   apply_options(ro, s);
@@ -116,11 +133,20 @@ int command_run(const RunOptions& ro) {
   const std::vector<std::string> channels = select_channels(simulation.system(), s.outputs);
   check_summary_peaks(simulation.system(), s.peaks);
   const OutputEstimate estimate = estimate_output(s, channels.size());
+  // the report's body poses: 7 more columns per body, in poses.csv
+  const std::vector<std::string> poses =
+      ro.report ? pose_channels(model) : std::vector<std::string>{};
   check_output_budget(estimate, out, max_output);
 
   OutputDirectory directory(out);
   CsvWriter csv(directory.staging(), channels);
   EventLogWriter events(directory.staging());
+  CsvWriter pose_writer(directory.staging(), poses, "poses");
+  // a long run of many bodies keeps about kPoseValues body poses (the page
+  // shows at most ReportLimits::animation_values of them)
+  constexpr double kPoseValues = 2e5;
+  pose_writer.set_stride(static_cast<std::size_t>(
+      std::ceil(estimate.rows * static_cast<double>(model.bodies().size()) / kPoseValues)));
   Summary summary(channels, s.peaks);
   ProgressBar progress(stderr);
   const bool show_progress =
@@ -129,6 +155,7 @@ int command_run(const RunOptions& ro) {
   simulation.add_observer(csv);
   simulation.add_observer(events);
   simulation.add_observer(summary);
+  if (ro.report) simulation.add_observer(pose_writer);
   if (!ro.quiet) simulation.add_observer(warnings);
   if (show_progress) simulation.add_observer(progress);
   // events go to events.csv as they happen; the summary keeps counts
@@ -206,6 +233,35 @@ int command_run(const RunOptions& ro) {
     status = kExitOther;
     manifest.message = fmt::format("error: {}", e.what());
   }
+  // the report is part of the set: of what was computed, whether the run
+  // completed or not; the manifest is written again to list it
+  bool reported = false;
+  if (ro.report && has_any_results(directory.staging())) {
+    try {
+      ReportSources sources;
+      sources.model = &simulation.system().model();
+      sources.system = &simulation.system();
+      sources.located = &summary.extrema();
+      sources.manifest_json = read_text(directory.staging() / "run.json");
+      write_report(directory.staging(), sources);
+      manifest.write(directory.staging());
+      reported = true;
+    } catch (const std::exception& e) {
+      if (complete) {  // the set is not whole: it does not replace DIR
+        complete = false;
+        status = kExitOther;
+        manifest.status = "failed";
+        manifest.exit_status = status;
+        manifest.message = fmt::format("error: the report: {}", e.what());
+        try {
+          manifest.write(directory.staging());
+        } catch (const std::exception&) {  // the run.json of before stays
+        }
+      } else {  // the run's own error is printed below; this one too
+        fmt::print(stderr, "error: the report: {}\n", e.what());
+      }
+    }
+  }
   if (complete) {
     directory.commit();
   } else {
@@ -223,6 +279,9 @@ int command_run(const RunOptions& ro) {
                  directory.target().string());
     else
       fmt::print(stderr, "no results written; event log: {}\n", (where / "events.csv").string());
+    if (reported)
+      fmt::print(stderr, "report of what was computed (marked incomplete): {}\n",
+                 (where / "report.html").string());
     return status;
   }
   if (status == kExitAuditFailed) fmt::print(stderr, "warning: {}\n", manifest.message);
@@ -252,6 +311,7 @@ int command_run(const RunOptions& ro) {
       "energy; tolerance {:.3g})\n",
       audit.error, audit.relative, audit.tolerance);
   fmt::print("results: {} ({} channels)\n", (where / "results.csv").string(), channels.size() + 1);
+  if (reported) fmt::print("report: {}\n", (where / "report.html").string());
   return status;
 }
 

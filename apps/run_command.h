@@ -23,6 +23,7 @@ struct RunOptions {
   bool quiet = false;
   bool progress = false;
   bool no_progress = false;
+  bool report = false;  ///< also poses.csv and report.html (docs/report.md)
 };
 
 /// Runs; returns the exit status (exit_status.h). Throws ModelError for bad

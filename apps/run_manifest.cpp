@@ -68,6 +68,10 @@ Json number(double v) {
 
 }  // namespace
 
+std::string json_string(const std::string& text) {
+  return Json(text).dump();
+}
+
 std::vector<ManifestFile> files_beside_manifest(const fs::path& directory) {
   std::vector<ManifestFile> files;
   for (const fs::directory_entry& e : fs::directory_iterator(directory)) {
@@ -151,6 +155,16 @@ ManifestListing read_manifest(const fs::path& directory) {
     listing.status = j.at("status").get<std::string>();
     add(j.at("files"));
     if (j.contains("derived")) add(j.at("derived"));
+    if (j.contains("model")) {
+      const Json& model = j.at("model");
+      if (model.contains("file")) listing.model_file = model.at("file").get<std::string>();
+      if (model.contains("sha256")) listing.model_sha256 = model.at("sha256").get<std::string>();
+    }
+    if (j.contains("parameters_set")) {
+      const Json& sets = j.at("parameters_set");
+      for (auto it = sets.begin(); it != sets.end(); ++it)
+        listing.parameters_set.emplace_back(it.key(), it.value().get<std::string>());
+    }
   } catch (const Json::exception&) {
     throw std::runtime_error(fmt::format(
         "{}: not a run.json of ictus (it needs \"status\" and \"files\" with a name and bytes "
@@ -159,20 +173,26 @@ ManifestListing read_manifest(const fs::path& directory) {
   }
   std::sort(listing.files.begin(), listing.files.end(),
             [](const ManifestFile& a, const ManifestFile& b) { return a.name < b.name; });
+  listing.text = j.dump(2);
   return listing;
 }
 
 void record_derived_file(const fs::path& directory, const std::string& name,
                          const std::string& command) {
   Json j = parse_manifest(directory);
+  const std::uintmax_t bytes = fs::file_size(directory / name);
+  for (Json& f : j.at("files"))
+    if (f.value("name", "") == name) {
+      f["bytes"] = bytes;  // a file of the set, written again
+      write_whole(directory, j);
+      return;
+    }
   if (!j.contains("derived")) j["derived"] = Json::array();
   Json& derived = j["derived"];
   for (auto it = derived.begin(); it != derived.end();)
     it = it->value("name", "") == name ? derived.erase(it) : it + 1;
-  derived.push_back({{"name", name},
-                     {"bytes", fs::file_size(directory / name)},
-                     {"command", command},
-                     {"written", utc_now()}});
+  derived.push_back(
+      {{"name", name}, {"bytes", bytes}, {"command", command}, {"written", utc_now()}});
   write_whole(directory, j);
 }
 

@@ -46,10 +46,15 @@ struct RunManifest {
   void write(const std::filesystem::path& directory) const;
 };
 
-/// What DIR/run.json says of its set: the status and the files it lists.
+/// What DIR/run.json says of its set: the status, the model and the files
+/// it lists.
 struct ManifestListing {
   std::string status;
   std::vector<ManifestFile> files;  ///< the set's and the derived ones, sorted by name
+  std::string model_file;           ///< as written (absolute)
+  std::string model_sha256;
+  std::vector<std::pair<std::string, std::string>> parameters_set;  ///< --set name=value
+  std::string text;                                                 ///< run.json as read
 };
 
 /// Reads DIR/run.json. Throws std::runtime_error naming the file (and the
@@ -58,10 +63,11 @@ struct ManifestListing {
 ManifestListing read_manifest(const std::filesystem::path& directory);
 
 /// Records in DIR/run.json a file that a later command derived from the set
-/// and wrote into DIR (`ictus spectrum`: spectrum_<channel>.csv), under
-/// "derived" with its size and the command, so that the manifest still
-/// lists every file beside it and a next run may replace the directory.
-/// Rewrites run.json whole (a temporary file renamed).
+/// and wrote into DIR (`ictus spectrum`: spectrum_<channel>.csv; `ictus
+/// report`: report.html), under "derived" with its size and the command (or,
+/// for a file of the set itself, its new size under "files"), so that the
+/// manifest still lists every file beside it and a next run may replace the
+/// directory. Rewrites run.json whole (a temporary file renamed).
 void record_derived_file(const std::filesystem::path& directory, const std::string& name,
                          const std::string& command);
 
@@ -73,6 +79,9 @@ std::vector<ManifestFile> files_beside_manifest(const std::filesystem::path& dir
 /// one item each; empty when DIR holds exactly the listed set.
 std::vector<std::string> manifest_mismatches(const ManifestListing& listing,
                                              const std::vector<ManifestFile>& present);
+
+/// `text` as a JSON string literal (quotes and escapes).
+std::string json_string(const std::string& text);
 
 /// SHA-256 of a file's bytes, as hex; throws std::runtime_error if unreadable.
 std::string sha256_of_file(const std::filesystem::path& path);

@@ -5,11 +5,16 @@ packages=(build-essential cmake libeigen3-dev libyaml-cpp-dev libmuparser-dev li
           libfmt-dev libgtest-dev libbenchmark-dev libsundials-dev
           libsuitesparse-dev libssl-dev nlohmann-json3-dev libsiconos-numerics-dev
           python3  # the CLI tests check run.json (json) and resident size (resource)
-          clang libclang-rt-14-dev)  # the fuzzer (scripts/fuzz.sh): clang and its libFuzzer
+          clang libclang-rt-14-dev  # the fuzzer (scripts/fuzz.sh): clang and its libFuzzer
+          chromium)  # the HTML report's browser tests (tests/report/)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# the HTML report's front end is built by Node.js and npm (docs/report.md);
+# a Node.js installed otherwise (with its own npm) is kept
+if ! command -v node >/dev/null 2>&1; then missing+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -49,16 +49,28 @@ class Recorder : public Observer {
 /// std::runtime_error naming the file and the cause, which ends the run.
 class CsvWriter : public Observer {
  public:
-  CsvWriter(std::filesystem::path directory, std::vector<std::string> channels);
+  /// Writes DIR/<stem>.csv (`results` by default; `poses` for the report's
+  /// body poses), through <stem>.csv.partial, or <stem>.incomplete.csv.
+  CsvWriter(std::filesystem::path directory, std::vector<std::string> channels,
+            std::string stem = "results");
   ~CsvWriter() override;
   void on_start(System& system, double t0, double t_end) override;
   void on_sample(double t, System& system) override;
   void on_finish(double t, bool completed) override;
-  std::filesystem::path final_path() const { return directory_ / "results.csv"; }
+  std::filesystem::path final_path() const { return directory_ / (stem_ + ".csv"); }
+  /// Writes only every k-th sample, plus the last one and both samples of
+  /// each event (a time written twice); k = 1 (the default) writes all.
+  void set_stride(std::size_t k) { stride_ = k < 1 ? 1 : k; }
 
  private:
   void flush();
+  std::filesystem::path partial_path() const { return directory_ / (stem_ + ".csv.partial"); }
   std::filesystem::path directory_;
+  std::string stem_;
+  std::size_t stride_ = 1;
+  std::size_t count_ = 0;  // samples seen
+  double last_t_ = 0.0;
+  std::string held_;  // the last sample, when it was not written
   std::vector<std::string> names_;
   std::vector<int> indices_;
   std::FILE* file_ = nullptr;

@@ -174,8 +174,9 @@ const std::vector<double>& Recorder::series(const std::string& name) const {
 
 // --- CsvWriter ----------------------------------------------------------------
 
-CsvWriter::CsvWriter(std::filesystem::path directory, std::vector<std::string> channels)
-    : directory_(std::move(directory)), names_(std::move(channels)) {}
+CsvWriter::CsvWriter(std::filesystem::path directory, std::vector<std::string> channels,
+                     std::string stem)
+    : directory_(std::move(directory)), stem_(std::move(stem)), names_(std::move(channels)) {}
 
 CsvWriter::~CsvWriter() {
   if (file_ != nullptr) std::fclose(file_);
@@ -185,9 +186,9 @@ void CsvWriter::on_start(System& system, double, double) {
   indices_ = resolve(system, names_);
   std::filesystem::create_directories(directory_);
   // results of an earlier run must not be mistaken for this one's
-  std::filesystem::remove(directory_ / "results.csv");
-  std::filesystem::remove(directory_ / "results.incomplete.csv");
-  const std::filesystem::path tmp = directory_ / "results.csv.partial";
+  std::filesystem::remove(final_path());
+  std::filesystem::remove(directory_ / (stem_ + ".incomplete.csv"));
+  const std::filesystem::path tmp = partial_path();
   file_ = std::fopen(tmp.c_str(), "w");
   if (file_ == nullptr) throw write_error(tmp, errno);
   // buffer_ collects 32 kB per write: stdio's own buffer would only copy it
@@ -201,9 +202,19 @@ void CsvWriter::on_start(System& system, double, double) {
   }
   buffer_ += "\n";
   buffer_.reserve(1 << 16);
+  held_.reserve(32 * (names_.size() + 1));  // a row: at most 25 characters a number
+  count_ = 0;
 }
 
 void CsvWriter::on_sample(double t, System& system) {
+  // with a stride, the row is formatted after the buffer and moved to held_
+  // if it is skipped (held_ is reserved in on_start: no allocation here)
+  const bool event_pair = count_ > 0 && t == last_t_;
+  if (event_pair && !held_.empty()) {
+    buffer_ += held_;
+    held_.clear();
+  }
+  const std::size_t own_start = buffer_.size();
   fmt::format_to(std::back_inserter(buffer_), "{}", t);
   for (const int k : indices_) {
     const double v = system.channel_value(k);
@@ -214,6 +225,15 @@ void CsvWriter::on_sample(double t, System& system) {
     fmt::format_to(std::back_inserter(buffer_), ",{}", v);
   }
   buffer_ += '\n';
+  const bool keep = stride_ == 1 || count_ % stride_ == 0 || event_pair;
+  ++count_;
+  last_t_ = t;
+  if (!keep) {
+    held_.assign(buffer_, own_start, std::string::npos);
+    buffer_.resize(own_start);
+  } else {
+    held_.clear();
+  }
   if (buffer_.size() > (1 << 15)) flush();
 }
 
@@ -223,11 +243,13 @@ void CsvWriter::flush() {
   const bool written = std::fwrite(buffer_.data(), 1, buffer_.size(), file_) == buffer_.size();
   const int error = errno;
   buffer_.clear();
-  if (!written) throw write_error(directory_ / "results.csv.partial", error);
+  if (!written) throw write_error(partial_path(), error);
 }
 
 void CsvWriter::on_finish(double, bool completed) {
   if (file_ == nullptr) return;
+  buffer_ += held_;  // the last sample is always written
+  held_.clear();
   int error = 0;
   try {
     flush();
@@ -238,9 +260,9 @@ void CsvWriter::on_finish(double, bool completed) {
   if (std::fflush(file_) != 0 || std::ferror(file_) != 0) error = errno != 0 ? errno : EIO;
   std::fclose(file_);
   file_ = nullptr;
-  const std::filesystem::path tmp = directory_ / "results.csv.partial";
+  const std::filesystem::path tmp = partial_path();
   const std::filesystem::path target =
-      completed && error == 0 ? final_path() : directory_ / "results.incomplete.csv";
+      completed && error == 0 ? final_path() : directory_ / (stem_ + ".incomplete.csv");
   std::filesystem::rename(tmp, target);
   // a run that failed already has its error; a completed one fails here
   if (completed && error != 0) throw write_error(tmp, error);

@@ -157,6 +157,45 @@ TEST(CsvWriter, AFullDiskEndsTheRunWithTheFileAndTheCause) {
   fs::remove_all(dir);
 }
 
+std::vector<std::string> read_lines(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The report's poses.csv (docs/report.md): another stem, and a stride that
+// keeps every k-th sample, the last one and both samples of each event.
+TEST(CsvWriter, AStrideKeepsEveryKthSampleTheLastAndBothSamplesOfEachEvent) {
+  const Model model = load_model(test::source_path("examples/fairing_separation.yaml"));
+  const fs::path dir = scratch("stride");
+  Simulation simulation(model);
+  const std::vector<std::string> channels = {"half_left.x", "half_left.qw", "half_right.qz"};
+  CsvWriter all(dir, channels);
+  CsvWriter strided(dir, channels, "poses");
+  strided.set_stride(7);
+  simulation.add_observer(all);
+  simulation.add_observer(strided);
+  simulation.run();
+  const std::vector<std::string> every = read_lines(dir / "results.csv");
+  const std::vector<std::string> kept = read_lines(dir / "poses.csv");
+  ASSERT_GT(every.size(), 200u);
+  std::vector<std::string> expected = {every[0]};  // the header
+  auto time = [](const std::string& line) { return line.substr(0, line.find(',')); };
+  for (std::size_t i = 1; i < every.size(); ++i) {
+    const bool pair = (i > 1 && time(every[i]) == time(every[i - 1])) ||
+                      (i + 1 < every.size() && time(every[i]) == time(every[i + 1]));
+    if ((i - 1) % 7 == 0 || pair || i + 1 == every.size()) expected.push_back(every[i]);
+  }
+  EXPECT_EQ(kept, expected);
+  // the run has three events, each written twice
+  std::size_t pairs = 0;
+  for (std::size_t i = 2; i < kept.size(); ++i) pairs += time(kept[i]) == time(kept[i - 1]) ? 1 : 0;
+  EXPECT_EQ(pairs, 3u);
+  EXPECT_LT(kept.size(), every.size() / 5);
+  fs::remove_all(dir);
+}
+
 TEST(EnergyAudit, NamesTheSampleIntervalWhereTheBalanceBroke) {
   // RK4 with a step of a tenth of the period: the balance jumps at 0.2 s
   const Model model = load_model(test::source_path("tests/cli/models/audit_coarse_step.yaml"));
