@@ -189,7 +189,8 @@ void validate_joint_friction(const Joint& joint) {
   if (!(f.radius >= 0.0) || !std::isfinite(f.radius))
     throw ModelError(where, element,
                      fmt::format("friction 'radius' must be finite and >= 0, got {}", f.radius));
-  const bool slider = joint.type == "prismatic" || joint.type == "cylindrical";
+  const bool slider =
+      joint.type == "prismatic" || joint.type == "cylindrical" || joint.type == "point_on_line";
   if (slider && f.radius > 0.0)
     throw ModelError(where, element,
                      fmt::format("a {} joint slides: its friction force is mu |N| along the "
@@ -201,13 +202,14 @@ void validate_joint_friction(const Joint& joint) {
                      "a revolute joint's friction moment is mu |N| r: give the pin 'radius' "
                      "(> 0) in 'friction: {mu: ..., radius: ...}'");
   if (!slider && joint.type != "revolute")
-    throw ModelError(where, element,
-                     fmt::format("friction needs a sliding direction (prismatic, cylindrical) or "
-                                 "a pin radius (revolute); a {} joint has neither{}",
-                                 joint.type,
-                                 joint.type == "spherical"
-                                     ? " that ictus supports yet (ball friction is not built)"
-                                     : ""));
+    throw ModelError(
+        where, element,
+        fmt::format("friction needs a sliding direction (prismatic, cylindrical, point_on_line) or "
+                    "a pin radius (revolute); a {} joint has neither{}",
+                    joint.type,
+                    joint.type == "spherical"
+                        ? " that ictus supports yet (ball friction is not built)"
+                        : ""));
 }
 }  // namespace
 
