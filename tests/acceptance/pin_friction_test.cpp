@@ -90,6 +90,11 @@ TEST(PinFriction, PendulumStopsWhereGravityMeetsTheFrictionMoment) {
 TEST(PinFriction, StaticAboveKineticHoldsAtTheStaticLimit) {
   const test::RecordedRun r = run({{"mu", "0.3"}, {"mu_s", "0.6"}});
   expect_stop_where_gravity_meets_friction(r, 0.6);
+  // it sticks where kinetic friction alone (|sin| <= 0.015) could not hold it
+  for (const EventRecord& e : r.events)
+    if (e.kind == "stick") {
+      EXPECT_GT(std::abs(std::sin(logged_u(e))), 0.3 * kRadius / kLength);
+    }
 }
 
 TEST(PinFriction, StuckBobSlipsWhenTheTorqueExceedsStaticFriction) {
