@@ -205,11 +205,10 @@ void validate_joint_friction(const Joint& joint) {
     throw ModelError(
         where, element,
         fmt::format("friction needs a sliding direction (prismatic, cylindrical, point_on_line) or "
-                    "a pin radius (revolute); a {} joint has neither{}",
-                    joint.type,
+                    "a pin radius (revolute); {}",
                     joint.type == "spherical"
-                        ? " that ictus supports yet (ball friction is not built)"
-                        : ""));
+                        ? "friction in a spherical joint (a ball radius) is not built yet"
+                        : fmt::format("a {} joint has neither", joint.type)));
 }
 }  // namespace
 

@@ -72,13 +72,16 @@ int slip_normal(const Vec3& f0, const Vec3& t, double mu, int s, double* normal)
   return count;
 }
 
+// mu_t: mu |dN/dF| of a single joint (its uniqueness needs mu_t < 1), or NaN
+// for several coupled joints
 [[noreturn]] void painleve(double t, const std::string& joint, int solutions, double mu_t) {
+  const std::string why = std::isnan(mu_t) ? std::string("with the other slipping joints")
+                                           : fmt::format("mu |dN/dF| = {:.6g} >= 1", mu_t);
   throw SimulationError(
       t, fmt::format("joint '{}': Coulomb friction with the reaction as normal force has {} "
-                     "consistent solutions here (mu |dN/dF| = {:.6g} >= 1: Painleve's paradox); "
-                     "the rigid model does not determine the motion. Lower mu, or model the "
-                     "guide's compliance",
-                     joint, solutions == 0 ? "no" : "two", mu_t));
+                     "consistent solutions here ({}: Painleve's paradox); the rigid model does "
+                     "not determine the motion. Lower mu, or model the guide's compliance",
+                     joint, solutions == 0 ? "no" : "several", why));
 }
 
 }  // namespace
@@ -282,9 +285,7 @@ void System::Impl::solve_joint_friction() {
       solution = F;
       ++found;
     }
-    if (found != 1)
-      painleve(t, element_of(*this, *slip[0]).joint(), found > 1 ? 2 : 0,
-               std::abs(lever(0)) * slip[0]->unit_transverse.norm());
+    if (found != 1) painleve(t, element_of(*this, *slip[0]).joint(), found, std::nan(""));
     for (int i = 0; i < count; ++i) force[static_cast<std::size_t>(i)] = solution(i);
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
