@@ -8,8 +8,10 @@
 
 namespace {
 
-void run_example(benchmark::State& state, const char* file, double until) {
-  ictus::Model model = ictus::load_model(std::string(ICTUS_SOURCE_DIR) + "/examples/" + file);
+void run_example(benchmark::State& state, const char* file, double until,
+                 const ictus::ParameterOverrides& overrides = {}) {
+  ictus::Model model =
+      ictus::load_model(std::string(ICTUS_SOURCE_DIR) + "/examples/" + file, overrides);
   model.settings().until = until;
   long steps = 0;
   for (auto _ : state) {
@@ -31,7 +33,17 @@ void BM_FourBarRedundant(benchmark::State& state) {
 void BM_DoublePendulum(benchmark::State& state) {
   run_example(state, "double_pendulum.yaml", 1.0);
 }
+// seed 004: the friction force solved with the reactions (one more
+// back-substitution per evaluation) and its reversals, against mu = 0
+void BM_DiskSliderFriction(benchmark::State& state) {
+  run_example(state, "disk_slider.yaml", 10.0);
+}
+void BM_DiskSliderFrictionless(benchmark::State& state) {
+  run_example(state, "disk_slider.yaml", 10.0, {{"mu", "0"}});
+}
 BENCHMARK(BM_SliderCrank)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DiskSliderFriction)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DiskSliderFrictionless)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FourBarRedundant)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DoublePendulum)->Unit(benchmark::kMillisecond);
 

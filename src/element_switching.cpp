@@ -45,6 +45,23 @@ void ElementSwitching::log_switch(int k, double t, int before, const char* kind)
 
 void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start) {
   const int before = system_.stick_slip_element(k).mode();
+  if (system_.stick_slip_needs_reactions(k)) {
+    // joint friction: its limit mu_s |N| depends on the reaction, so the
+    // System decides from the solve at this instant (friction.md); the hold
+    // row is switched on only to stick
+    system_.evaluate(t, y, Stage::kDynamics);
+    const int mode = system_.decide_joint_friction(k);
+    if (mode == kStick) {
+      if (system_.set_stick_slip_mode(k, kStick)) system_.apply_impact(t, y);
+      system_.evaluate(t, y, Stage::kDynamics);
+      log_switch(k, t, start ? kStick : before, "stick");
+      return;
+    }
+    system_.set_stick_slip_mode(k, mode);
+    system_.evaluate(t, y, Stage::kDynamics);
+    log_switch(k, t, start ? kStick : before, start || mode == before ? "slip" : "reversal");
+    return;
+  }
   // hold the coordinate where it is; the plastic impact of the hold row takes
   // out the rate left by the root finding (its tiny loss is booked)
   system_.evaluate(t, y, Stage::kKinematics);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "ictus/forces/gravity.h"
 #include "point_mass_joints.h"
@@ -164,6 +165,53 @@ int Model::add_joint(const std::string& name, const std::string& type, const std
   return add_joint(std::move(joint));
 }
 
+namespace {
+// Coulomb friction in a joint (docs/theory/friction.md): a slider's axis or a
+// pin's radius gives the friction its direction and lever.
+void validate_joint_friction(const Joint& joint) {
+  const JointFriction& f = joint.friction;
+  const std::string element = fmt::format("joint '{}'", joint.name);
+  const SourceLocation& where = f.where.known() ? f.where : joint.where;
+  if (!(f.mu >= 0.0) || !std::isfinite(f.mu))
+    throw ModelError(
+        where, element,
+        fmt::format("friction coefficient 'mu' must be finite and >= 0, got {}", f.mu));
+  if (f.mu_static >= 0.0 || !std::isfinite(f.mu_static)) {
+    if (!std::isfinite(f.mu_static))
+      throw ModelError(where, element,
+                       fmt::format("'mu_static' must be finite, got {}", f.mu_static));
+    if (f.mu_static < f.mu)
+      throw ModelError(where, element,
+                       fmt::format("the kinetic coefficient mu = {} exceeds the static one "
+                                   "mu_static = {}; expected mu <= mu_static",
+                                   f.mu, f.mu_static));
+  }
+  if (!(f.radius >= 0.0) || !std::isfinite(f.radius))
+    throw ModelError(where, element,
+                     fmt::format("friction 'radius' must be finite and >= 0, got {}", f.radius));
+  const bool slider =
+      joint.type == "prismatic" || joint.type == "cylindrical" || joint.type == "point_on_line";
+  if (slider && f.radius > 0.0)
+    throw ModelError(where, element,
+                     fmt::format("a {} joint slides: its friction force is mu |N| along the "
+                                 "axis, and 'radius' (the lever of a pin's friction moment) does "
+                                 "not apply",
+                                 joint.type));
+  if (joint.type == "revolute" && !(f.radius > 0.0))
+    throw ModelError(where, element,
+                     "a revolute joint's friction moment is mu |N| r: give the pin 'radius' "
+                     "(> 0) in 'friction: {mu: ..., radius: ...}'");
+  if (!slider && joint.type != "revolute")
+    throw ModelError(
+        where, element,
+        fmt::format("friction needs a sliding direction (prismatic, cylindrical, point_on_line) or "
+                    "a pin radius (revolute); {}",
+                    joint.type == "spherical"
+                        ? "friction in a spherical joint (a ball radius) is not built yet"
+                        : fmt::format("a {} joint has neither", joint.type)));
+}
+}  // namespace
+
 int Model::add_joint(Joint joint) {
   const std::string element = fmt::format("joint '{}'", joint.name);
   claim_name(joint.name, element, joint.where);
@@ -185,6 +233,7 @@ int Model::add_joint(Joint joint) {
   for (const BodyIndex b : {joint.base, joint.follower})
     if (b != kGround && (b < 0 || b >= static_cast<BodyIndex>(bodies_.size())))
       throw ModelError(joint.where, element, fmt::format("body index {} does not exist", b));
+  if (joint.friction.present) validate_joint_friction(joint);
   joints_.push_back(std::move(joint));
   return static_cast<int>(joints_.size() - 1);
 }

@@ -10,6 +10,7 @@
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
+#include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
 #include "text_util.h"
 
@@ -74,6 +75,9 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
 
   build_instances();
   for (const auto& f : model.forces()) forces.push_back(f->clone());
+  // Coulomb friction of the joints (seed 004): stick/slip elements of their own
+  for (const Joint& joint : live_joints)
+    if (joint.friction.present) forces.push_back(std::make_unique<JointFrictionElement>(joint));
   force_enabled.assign(forces.size(), 1);
   angle_reference.assign(live_joints.size(), 0.0);
   angle_rate_reference.assign(live_joints.size(), 0.0);
@@ -94,7 +98,8 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   order_kinematic_slots();
   build_drivers();
   build_holds();
-  build_contact_holds();  // system_contacts.cpp
+  build_joint_friction();  // system_joint_friction.cpp
+  build_contact_holds();   // system_contacts.cpp
   register_contact_channels();
   build_impulse_storage();
   build_given_rows();

@@ -2,6 +2,7 @@
 // used in a formula, with a stable name (docs/channels.md).
 #include <fmt/format.h>
 
+#include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
 
 namespace ictus {
@@ -186,6 +187,24 @@ void System::Impl::register_channels() {
                     return forces[f]->channel_value(static_cast<int>(k), ctx);
                   });
       force_of_channel.back() = static_cast<int>(f);
+    }
+    if (const auto* friction = dynamic_cast<const JointFrictionElement*>(forces[f].get())) {
+      // a joint's Coulomb friction (seed 004): under the joint's name
+      ++stick_slip_channels;
+      const char* unit = friction->hold_is_angle() ? "N m" : "N";
+      add_channel(friction->joint() + ".friction", unit, kDyn,
+                  "Coulomb friction on the follower along the joint coordinate (mu |N| opposing "
+                  "the slip; the hold row's multiplier while stuck)",
+                  [this, friction, f] { return force_enabled[f] == 0 ? 0.0 : friction->force(); });
+      add_channel(friction->joint() + ".normal", "N", kDyn,
+                  "normal force of the joint friction: the transverse (radial) reaction |N|",
+                  [this, friction, f] { return force_enabled[f] == 0 ? 0.0 : friction->normal(); });
+      add_channel(friction->joint() + ".friction_mode", "", kKin,
+                  "friction mode: +1 / -1 slipping with a positive / negative rate, 0 stuck",
+                  [this, friction, f] {
+                    return force_enabled[f] == 0 ? 0.0 : static_cast<double>(friction->mode());
+                  });
+      continue;
     }
     if (forces[f]->has_stick_slip()) {
       // the friction force: -mode F_max slipping, the hold row's multiplier stuck

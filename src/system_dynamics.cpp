@@ -315,6 +315,7 @@ void System::Impl::solve_dynamics() {
         driver_power += p * row_rate(static_cast<int>(r));
     }
   }
+  solve_joint_friction();  // system_joint_friction.cpp
   for (const Vec6& a : accelerations)
     if (!a.allFinite())
       throw SimulationError(t,

@@ -293,6 +293,36 @@ struct System::Impl {
   std::vector<double> contact_impulses;  // per side, at the last contact impact
   double last_contact_impact_time = -std::numeric_limits<double>::infinity();
 
+  // --- joint friction (system_joint_friction.cpp, docs/theory/friction.md) ----
+  // A frictional joint: its friction element and what the solve found.
+  // Everything is linear in the friction force F at a given state, so the
+  // solve stores the solution and its change per unit F.
+  struct FrictionJoint {
+    int force = -1;       // its JointFrictionElement among forces
+    int stick_slip = -1;  // its index among the stick/slip elements
+    int joint = -1;
+    ConstraintRow rate_row;          // q' = D_q u, q'' = D_q u' - gamma_q (the hold row's geometry)
+    std::vector<Vec6> unit_acc;      // body accelerations per unit F
+    VecX unit_mult;                  // multipliers per unit F
+    bool unit_valid = false;         // the unit response belongs to the last solve (slipping)
+    Vec3 transverse = Vec3::Zero();  // transverse (radial) reaction at the solution
+    Vec3 unit_transverse = Vec3::Zero();  // its change per unit F
+    double acc = 0.0;                     // q'' at the solution
+    double unit_acc_q = 0.0;              // its change per unit F
+  };
+  void build_joint_friction();  // after build_holds
+  /// Adds the slip friction of the slipping frictional joints to the solved
+  /// accelerations and multipliers (no iteration), and stores N and F of
+  /// every frictional joint. Called at the end of solve_dynamics.
+  void solve_joint_friction();
+  void unit_friction_response(FrictionJoint& fj);
+  /// Transverse part (normal to `axis`) of joint j's reaction force for multipliers p.
+  Vec3 transverse_reaction(int j, const VecX& p, const Vec3& axis) const;
+  FrictionJoint* friction_joint_of_stick_slip(int k);
+  std::vector<FrictionJoint> friction_joints;
+  std::vector<BodyLoad> unit_loads;
+  VecX unit_zero_rhs;  // the KKT route's right-hand side of a unit response
+
   // --- data -------------------------------------------------------------------
   std::shared_ptr<const CompiledModel> compiled;  // shared by every System of the model
   const Model& model;                             // compiled->model()

@@ -5,6 +5,7 @@
 // (System::Impl::build_holds) and reports the friction force. The switching
 // (when to stick, when to slip) is decided by the Simulation
 // (src/element_switching.cpp).
+#include "ictus/forces/joint_friction.h"
 #include "ictus/system.h"
 #include "system_impl.h"
 
@@ -67,6 +68,7 @@ double System::stick_slip_rate(int k) {
 
 double System::stick_slip_limit(int k) {
   Impl& s = *impl_;
+  if (s.friction_joint_of_stick_slip(k) != nullptr) s.ensure_dynamics();  // mu_s |N|
   const ForceContext ctx(s.kin, s.t);
   return stick_slip_element(k).slip_limit(ctx);
 }
@@ -75,6 +77,10 @@ double System::friction_force(int k) {
   Impl& s = *impl_;
   const ForceElement& f = stick_slip_element(k);
   if (!stick_slip_enabled(k)) return 0.0;
+  if (s.friction_joint_of_stick_slip(k) != nullptr) {
+    s.ensure_dynamics();
+    return static_cast<const JointFrictionElement&>(f).force();
+  }
   if (f.mode() != kStick) return -f.mode() * stick_slip_limit(k);
   s.ensure_dynamics();
   const int row = s.hold_row(k);

@@ -38,6 +38,22 @@ struct JointMember {
   double restitution = 0.0;
 };
 
+/// Coulomb friction in a joint whose normal force is a reaction (seed 004,
+/// docs/theory/friction.md): prismatic and cylindrical joints resist the
+/// translation along their axis with mu |N|, N the transverse reaction force;
+/// a revolute joint resists its rotation with the moment mu |N| r, N the
+/// radial reaction force and r the pin radius. Slipping the friction opposes
+/// the motion with mu; at a zero rate the joint sticks while the force that
+/// holds it stays within mu_static |N| (docs/theory/stick-slip.md).
+struct JointFriction {
+  bool present = false;     ///< the joint has a friction law
+  double mu = 0.0;          ///< kinetic coefficient, >= 0
+  double mu_static = -1.0;  ///< static coefficient, >= mu; negative: equal to mu
+  double radius = 0.0;      ///< pin radius of a revolute joint [m]; 0 for a slider
+  SourceLocation where;     ///< the 'friction' key, for messages
+  double static_coefficient() const { return mu_static < 0.0 ? mu : mu_static; }
+};
+
 /// A named set of elementary constraints between two bodies.
 struct Joint {
   std::string name;
@@ -55,6 +71,7 @@ struct Joint {
   bool capture = false;
   double angle_offset = 0.0;        ///< value of the angle in the assembled configuration [rad]
   double translation_offset = 0.0;  ///< value of the translation there [m]
+  JointFriction friction;           ///< Coulomb friction (seed 004), if present
   SourceLocation where;
 };
 

@@ -240,7 +240,18 @@ class System final : public MechanicalSystem {
   double stick_slip_limit(int k);
   /// Friction force of element k on the follower along its coordinate:
   /// -mode F_max slipping, the hold row's multiplier stuck (needs dynamics).
+  /// For joint friction (seed 004): the force solved with the reactions.
   double friction_force(int k);
+  /// True if element k is a joint's Coulomb friction, whose slip force and
+  /// limit depend on the reactions (docs/theory/friction.md).
+  bool stick_slip_needs_reactions(int k) const;
+  /// Joint friction k, slipping, at a zero slip rate in the last evaluated
+  /// state: kStick if the force that keeps the coordinate's acceleration zero
+  /// lies within mu_static |N|, else the slip direction whose kinetic
+  /// friction is consistent with the acceleration it gives. Throws
+  /// SimulationError (the joint, the time) when the friction law has no or
+  /// several solutions (Painleve).
+  int decide_joint_friction(int k);
 
   // --- impacts ----------------------------------------------------------------
   /// System impact (seed 000 eqs. 3-5): external impulses pe are applied and

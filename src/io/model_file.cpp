@@ -480,6 +480,33 @@ void read_custom_members(const YAML::Node& list, const FileContext& ctx, const s
   }
 }
 
+// friction: mu, or friction: {mu: ..., mu_static: ..., radius: ...}
+// (docs/theory/friction.md); the values are checked by Model::add_joint.
+JointFriction read_joint_friction(const YAML::Node& node, const FileContext& ctx,
+                                  const std::string& element) {
+  JointFriction f;
+  f.present = true;
+  f.where = ctx.at(node);
+  if (!node.IsMap()) {
+    f.mu = internal::read_number(node, ctx, element, "friction");
+    return f;
+  }
+  MapReader r(node, ctx, element + " friction");
+  f.mu = r.required_number("mu");
+  if (const auto s = r.optional_number("mu_static")) {
+    if (*s < 0.0)
+      throw ModelError(ctx.at(r.get("mu_static")), element,
+                       fmt::format("'mu_static' must be >= 0, got {}", *s));
+    f.mu_static = *s;
+  }
+  f.radius = r.number("radius", 0.0);
+  if (r.has("radius") && !(f.radius > 0.0))
+    throw ModelError(ctx.at(r.get("radius")), element,
+                     fmt::format("friction 'radius' must be > 0, got {}", f.radius));
+  r.finish();
+  return f;
+}
+
 void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
                  std::vector<Event>& generated) {
   if (!node) return;
@@ -589,6 +616,7 @@ void read_joints(const YAML::Node& node, const FileContext& ctx, Model& model,
       for (JointMember& m : joint.members)
         if (!member_restitution_set.count(m.label)) m.restitution = *k;
     }
+    if (r.has("friction")) joint.friction = read_joint_friction(r.get("friction"), ctx, element);
     read_switching(r, name, model, generated);
     r.finish();  // keys of the other joint types would be ignored: unknown here
     model.add_joint(std::move(joint));

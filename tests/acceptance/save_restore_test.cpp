@@ -26,7 +26,10 @@ struct Case {
 
 Model load(const Case& c) {
   // examples/, or tests/models/ for a model that is a test's only
-  const std::string dir = c.example == "suspension_between_points" ? "tests/models/" : "examples/";
+  const std::string dir =
+      c.example == "suspension_between_points" || c.example == "pin_friction_pendulum"
+          ? "tests/models/"
+          : "examples/";
   Model model = load_model(test::source_path(dir + c.example + ".yaml"), c.sets);
   model.settings().integrator.name = c.integrator;
   model.settings().integrator.given.clear();
@@ -75,6 +78,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"suspension", "wilson", 0.5, {{"C", "0"}, {"fT", "44.2"}}},
                       // stuck at t_save, held by a distance row between two points
                       Case{"suspension_between_points", "dopri5", 0.2, {{"psi", "0.48"}}},
+                      // joint friction: slipping after reversals; stuck by pin friction
+                      Case{"disk_slider", "dopri5", 1.0, {}},
+                      Case{"pin_friction_pendulum", "dopri5", 8.0, {}},
                       Case{"slider_crank", "cvode", 2.0, {}},
                       Case{"double_pendulum", "hht", 1.0, {}}),
     [](const auto& param_info) {

@@ -228,6 +228,28 @@ simulate: {until: 0.4, output_step: 0.01, rtol: 1e-10}
   EXPECT_GT(steps, 2);
 }
 
+// Joint friction (seed 004): the slip force solved with the reactions by one
+// more back-substitution per slipping joint; the first reversal is at 0.2711 s.
+TEST(StepLoopAllocation, DiskSliderSlippingInItsFrictionalGuide) {
+  Model model = load_model(test::source_path("examples/disk_slider.yaml"), {{"Mmax", "0"}});
+  model.settings().until = 0.27;
+  model.settings().output_step = 1e-2;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 20);
+}
+
+// A pendulum stuck by its pin friction from the start (held by the hold row).
+TEST(StepLoopAllocation, PendulumStuckByPinFriction) {
+  Model model =
+      load_model(test::source_path("tests/models/pin_friction_pendulum.yaml"), {{"th0", "0.01"}});
+  model.settings().until = 1.0;
+  model.settings().output_step = 1e-2;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 2);
+}
+
 TEST(StepLoopAllocation, SlippingStructuralDampingMount) {
   Model model = load_model(test::source_path("examples/suspension.yaml"), {{"psi", "0.24"}});
   model.settings().until = 0.19;  // the first reversal is at 0.1947 s

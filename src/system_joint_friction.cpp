@@ -1,0 +1,375 @@
+// Coulomb friction in joints whose normal force is a reaction (seed 004:
+// Wang, Peng, Wang; docs/theory/friction.md).
+//
+// At a given state the equations of motion are linear in the friction force
+// F of a slipping joint: the accelerations, the multipliers, the joint's
+// transverse reaction f and its coordinate's acceleration q'' are their
+// values without friction plus F times the response to a unit friction load
+// (one more back-substitution with the factorised S = D M^-1 D^T). The law
+//   F = -mu |f(F)| s,   s = sgn(q') (the slip mode),   f(F) = f0 + F t
+// is then solved without iteration: with N = |f| >= 0 and F = -s mu N,
+//   (1 - mu^2 |t|^2) N^2 + 2 s mu (f0 . t) N - |f0|^2 = 0,
+// which has exactly one root N >= 0 while mu |t| < 1 (seed 004's condition
+// A1 > |A2|: there f and t are scalars and this is its rule for
+// A1 y + A2 |y| + A3 = 0). Otherwise there are none or two: Painleve's
+// paradox, reported with the joint and the time. Several slipping joints are
+// solved by exact enumeration of the sides of their normal forces when each
+// joint's transverse reaction stays on one line (planar mechanisms).
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "ictus/forces/joint_friction.h"
+#include "system_impl.h"
+
+namespace ictus {
+
+namespace {
+
+constexpr int kMaxFrictionJoints = 8;  // enumeration of 2^k sides, fixed-size matrices
+// Several slipping joints: a transverse reaction counts as on its line while
+// the part off it is below this fraction of its size. N = |y| then errs by
+// (off/y)^2 / 2 <= 5e-13 relative; a state perturbed out of a planar
+// mechanism's plane (the implicit steppers' finite-difference Jacobian) stays
+// well inside.
+constexpr double kOffLine = 1e-6;
+
+JointFrictionElement& element_of(System::Impl& s, const System::Impl::FrictionJoint& fj) {
+  return static_cast<JointFrictionElement&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+}
+
+// The roots N >= 0 of N = |f0 - s mu N t| (F = -s mu N). Returns their number
+// (0, 1 or 2) and the first in *normal.
+int slip_normal(const Vec3& f0, const Vec3& t, double mu, int s, double* normal) {
+  const double a = 1.0 - mu * mu * t.squaredNorm();
+  const double b = 2.0 * s * mu * f0.dot(t);
+  const double c = -f0.squaredNorm();
+  if (a > 0.0) {
+    // one root of each sign (c <= 0): the non-negative one, without cancellation
+    const double root = std::sqrt(b * b - 4.0 * a * c);
+    *normal = b <= 0.0 ? (-b + root) / (2.0 * a) : (-2.0 * c) / (b + root);
+    return 1;
+  }
+  if (a == 0.0) {
+    if (c == 0.0) {
+      *normal = 0.0;
+      return 1;
+    }
+    if (b > 0.0) {
+      *normal = -c / b;
+      return 1;
+    }
+    return 0;
+  }
+  const double d = b * b - 4.0 * a * c;
+  if (d < 0.0) return 0;
+  const double root = std::sqrt(d);
+  const double r1 = (-b + root) / (2.0 * a);
+  const double r2 = (-b - root) / (2.0 * a);
+  int count = 0;
+  for (const double r : {r1, r2})
+    if (r >= 0.0) {
+      if (count == 0) *normal = r;
+      ++count;
+    }
+  if (count == 2 && r1 == r2) count = 1;
+  return count;
+}
+
+// mu_t: mu |dN/dF| of a single joint (its uniqueness needs mu_t < 1), or NaN
+// for several coupled joints
+[[noreturn]] void painleve(double t, const std::string& joint, int solutions, double mu_t) {
+  const std::string why = std::isnan(mu_t) ? std::string("with the other slipping joints")
+                                           : fmt::format("mu |dN/dF| = {:.6g} >= 1", mu_t);
+  throw SimulationError(
+      t, fmt::format("joint '{}': Coulomb friction with the reaction as normal force has {} "
+                     "consistent solutions here ({}: Painleve's paradox); the rigid model does "
+                     "not determine the motion. Lower mu, or model the guide's compliance",
+                     joint, solutions == 0 ? "no" : "several", why));
+}
+
+}  // namespace
+
+void System::Impl::build_joint_friction() {
+  for (std::size_t k = 0; k < stick_slip_forces.size(); ++k) {
+    const int f = stick_slip_forces[k];
+    const auto* e =
+        dynamic_cast<const JointFrictionElement*>(forces[static_cast<std::size_t>(f)].get());
+    if (e == nullptr) continue;
+    FrictionJoint fj;
+    fj.force = f;
+    fj.stick_slip = static_cast<int>(k);
+    fj.joint = model.find_joint(e->joint());
+    fj.unit_acc.assign(static_cast<std::size_t>(n), Vec6::Zero());
+    friction_joints.push_back(std::move(fj));
+  }
+  if (friction_joints.size() > static_cast<std::size_t>(kMaxFrictionJoints))
+    throw ModelError(
+        model.joints()[static_cast<std::size_t>(friction_joints.back().joint)].where,
+        fmt::format("joint '{}'",
+                    model.joints()[static_cast<std::size_t>(friction_joints.back().joint)].name),
+        fmt::format("at most {} joints may have friction (the friction forces are "
+                    "solved by enumerating the sides of their normal forces)",
+                    kMaxFrictionJoints));
+  unit_loads.assign(static_cast<std::size_t>(n), BodyLoad{});
+}
+
+System::Impl::FrictionJoint* System::Impl::friction_joint_of_stick_slip(int k) {
+  for (FrictionJoint& fj : friction_joints)
+    if (fj.stick_slip == k) return &fj;
+  return nullptr;
+}
+
+Vec3 System::Impl::transverse_reaction(int j, const VecX& p, const Vec3& axis) const {
+  const JointRows& jr = joint_rows[static_cast<std::size_t>(j)];
+  Vec3 f = Vec3::Zero();
+  for (int r = jr.begin; r < jr.end; ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    // the hold row of a stuck joint (a driver row) carries the friction, not N
+    if (dropped[ri] != 0 || instances[static_cast<std::size_t>(row_info[ri].instance)].driver >= 0)
+      continue;
+    f += p(r) * rows[ri].J_follower.head<3>();
+  }
+  return f - axis * axis.dot(f);
+}
+
+void System::Impl::unit_friction_response(FrictionJoint& fj) {
+  const ForceContext ctx(kin, t);
+  const JointFrictionElement& e = element_of(*this, fj);
+  for (BodyLoad& l : unit_loads) l = BodyLoad{};
+  LoadAccumulator accumulator(unit_loads);
+  e.add_load(ctx, accumulator, 1.0);
+  const auto m = static_cast<Eigen::Index>(rows.size());
+  if (fj.unit_mult.size() != m) fj.unit_mult.resize(m);  // at structure changes only
+  if (inertia_ill_conditioned) {
+    if (unit_zero_rhs.size() != m) unit_zero_rhs = VecX::Zero(m);
+    if (!kkt.solve(
+            D,
+            [this](BodyIndex b) {
+              const BodyLoad& l = unit_loads[static_cast<std::size_t>(b)];
+              return (Vec6() << l.force_W, l.torque_B).finished();
+            },
+            unit_zero_rhs, dropped, fj.unit_acc, fj.unit_mult))
+      throw SimulationError(t, "the constraint set is singular (saddle-point system)");
+  } else {
+    for (int b = 0; b < n; ++b) {
+      const auto i = static_cast<std::size_t>(b);
+      fj.unit_acc[i].head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
+      fj.unit_acc[i].tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
+    }
+    for (Eigen::Index r = 0; r < m; ++r)
+      fj.unit_mult(r) = dropped[static_cast<std::size_t>(r)] != 0
+                            ? 0.0
+                            : -D.row_times(static_cast<int>(r), [&fj](BodyIndex b) -> const Vec6& {
+                                return fj.unit_acc[static_cast<std::size_t>(b)];
+                              });
+    solver.solve_in_place(fj.unit_mult);
+    for (Eigen::Index r = 0; r < m; ++r)
+      if (dropped[static_cast<std::size_t>(r)] == 0)
+        D.add_inverse_mass_transpose(
+            static_cast<int>(r), fj.unit_mult(r), inverse_mass,
+            [&fj](BodyIndex b) -> Vec6& { return fj.unit_acc[static_cast<std::size_t>(b)]; });
+  }
+  const Joint& joint = live_joints[static_cast<std::size_t>(fj.joint)];
+  fj.unit_transverse = transverse_reaction(fj.joint, fj.unit_mult, e.axis_W(ctx));
+  fj.unit_acc_q = 0.0;
+  if (joint.base != kGround)
+    fj.unit_acc_q += fj.rate_row.J_base.dot(fj.unit_acc[static_cast<std::size_t>(joint.base)]);
+  if (joint.follower != kGround)
+    fj.unit_acc_q +=
+        fj.rate_row.J_follower.dot(fj.unit_acc[static_cast<std::size_t>(joint.follower)]);
+  fj.unit_valid = true;
+}
+
+void System::Impl::solve_joint_friction() {
+  if (friction_joints.empty()) return;
+  const ForceContext ctx(kin, t);
+  // q'' of joint i for the body accelerations `acc`
+  auto coordinate_acceleration = [&](const FrictionJoint& fj, const std::vector<Vec6>& acc,
+                                     bool with_gamma) {
+    const Joint& joint = live_joints[static_cast<std::size_t>(fj.joint)];
+    double a = with_gamma ? -fj.rate_row.gamma : 0.0;
+    if (joint.base != kGround)
+      a += fj.rate_row.J_base.dot(acc[static_cast<std::size_t>(joint.base)]);
+    if (joint.follower != kGround)
+      a += fj.rate_row.J_follower.dot(acc[static_cast<std::size_t>(joint.follower)]);
+    return a;
+  };
+  // 1. without the slip friction: each joint's transverse reaction, q'' and
+  //    their response to a unit friction force of the slipping ones
+  int slipping = 0;
+  for (FrictionJoint& fj : friction_joints) {
+    JointFrictionElement& e = element_of(*this, fj);
+    fj.unit_valid = false;
+    if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) {
+      e.set_solution(0.0, 0.0);
+      continue;
+    }
+    const Joint& joint = live_joints[static_cast<std::size_t>(fj.joint)];
+    const DriverRuntime& hold =
+        drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(fj.stick_slip)])];
+    const ConstraintContext cc{kinematics(joint.base), kinematics(joint.follower), t,
+                               MotionSample{}};
+    instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
+        cc, std::span<ConstraintRow>(&fj.rate_row, 1));
+    fj.transverse = transverse_reaction(fj.joint, multipliers, e.axis_W(ctx));
+    fj.acc = coordinate_acceleration(fj, accelerations, true);
+    if (e.mode() != kStick) {
+      unit_friction_response(fj);
+      ++slipping;
+    }
+  }
+  // 2. the friction forces of the slipping joints
+  std::array<double, kMaxFrictionJoints> force{};
+  std::array<FrictionJoint*, kMaxFrictionJoints> slip{};
+  int count = 0;
+  for (FrictionJoint& fj : friction_joints)
+    if (fj.unit_valid) slip[static_cast<std::size_t>(count++)] = &fj;
+  if (count == 1) {
+    FrictionJoint& fj = *slip[0];
+    const JointFrictionElement& e = element_of(*this, fj);
+    const double mu = e.kinetic_lever();
+    double normal = 0.0;
+    const int roots = slip_normal(fj.transverse, fj.unit_transverse, mu, e.mode(), &normal);
+    if (roots != 1) painleve(t, e.joint(), roots, mu * fj.unit_transverse.norm());
+    force[0] = -e.mode() * mu * normal;
+  } else if (count > 1) {
+    // several: N_i = |y_i| with y_i = e_i . f_i on a line e_i per joint; enumerate the sides
+    using MatK = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxFrictionJoints,
+                               kMaxFrictionJoints>;
+    using VecK = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxFrictionJoints, 1>;
+    MatK T(count, count);
+    VecK y0(count);
+    VecK lever(count);
+    for (int i = 0; i < count; ++i) {
+      FrictionJoint& fi = *slip[static_cast<std::size_t>(i)];
+      const JointFrictionElement& ei = element_of(*this, fi);
+      const Vec3 axis = ei.axis_W(ctx);
+      lever(i) = -ei.mode() * ei.kinetic_lever();
+      Vec3 line = fi.transverse;
+      double scale = line.norm();
+      for (int j = 0; j < count; ++j) {
+        const Vec3 tij =
+            transverse_reaction(fi.joint, slip[static_cast<std::size_t>(j)]->unit_mult, axis);
+        if (tij.norm() > line.norm()) line = tij;
+        scale = std::max(scale, tij.norm());
+      }
+      if (!(line.norm() > 0.0)) line = Vec3::UnitX();  // no transverse reaction at all
+      line.normalize();
+      y0(i) = line.dot(fi.transverse);
+      bool on_line = (fi.transverse - y0(i) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+      for (int j = 0; j < count; ++j) {
+        const Vec3 tij =
+            transverse_reaction(fi.joint, slip[static_cast<std::size_t>(j)]->unit_mult, axis);
+        T(i, j) = line.dot(tij);
+        on_line = on_line && (tij - T(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+      }
+      if (!on_line)
+        throw SimulationError(
+            t, fmt::format("joint '{}': several joints slip with friction at once and this one's "
+                           "transverse reaction does not stay on one line (a spatial load): "
+                           "ictus solves coupled joint friction for planar reactions only",
+                           ei.joint()));
+    }
+    // F_i = lever_i sigma_i y_i with sigma_i = sgn(y_i), y = y0 + T F
+    int found = 0;
+    VecK solution(count);
+    for (int pattern = 0; pattern < (1 << count); ++pattern) {
+      VecK sigma(count);
+      for (int i = 0; i < count; ++i) sigma(i) = (pattern >> i & 1) != 0 ? -1.0 : 1.0;
+      const VecK g = lever.cwiseProduct(sigma);
+      MatK A = MatK::Identity(count, count) - g.asDiagonal() * T;
+      const VecK F = A.fullPivLu().solve(VecK(g.cwiseProduct(y0)));
+      const VecK reaction = y0 + T * F;
+      bool consistent = F.allFinite();
+      for (int i = 0; i < count && consistent; ++i)
+        consistent = sigma(i) * reaction(i) >= -1e-12 * (std::abs(y0(i)) + 1e-300);
+      if (!consistent) continue;
+      if (found > 0 && (F - solution).norm() <= 1e-9 * (1.0 + solution.norm())) continue;
+      solution = F;
+      ++found;
+    }
+    if (found != 1) painleve(t, element_of(*this, *slip[0]).joint(), found, std::nan(""));
+    for (int i = 0; i < count; ++i) force[static_cast<std::size_t>(i)] = solution(i);
+  }
+  // 3. superpose: accelerations, multipliers, driver power and dissipation
+  for (int i = 0; i < count; ++i) {
+    const FrictionJoint& fj = *slip[static_cast<std::size_t>(i)];
+    const double F = force[static_cast<std::size_t>(i)];
+    for (int b = 0; b < n; ++b)
+      accelerations[static_cast<std::size_t>(b)] += F * fj.unit_acc[static_cast<std::size_t>(b)];
+    multipliers += F * fj.unit_mult;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (dropped[r] == 0 && instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
+        driver_power +=
+            F * fj.unit_mult(static_cast<Eigen::Index>(r)) * row_rate(static_cast<int>(r));
+    // F opposes the slip: its power F q' <= 0 is dissipated
+    power.dissipated -= F * element_of(*this, fj).slip_rate(ctx);
+  }
+  // 4. the values at the solution, for the channels and the switching
+  for (FrictionJoint& fj : friction_joints) {
+    JointFrictionElement& e = element_of(*this, fj);
+    if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
+    fj.transverse = transverse_reaction(fj.joint, multipliers, e.axis_W(ctx));
+    fj.acc = coordinate_acceleration(fj, accelerations, true);
+    double F = 0.0;
+    for (int i = 0; i < count; ++i)
+      if (slip[static_cast<std::size_t>(i)] == &fj) F = force[static_cast<std::size_t>(i)];
+    if (e.mode() == kStick) {
+      const int row = hold_row(fj.stick_slip);
+      F = row < 0 ? 0.0 : multiplier(row);
+    }
+    e.set_solution(fj.transverse.norm(), F);
+  }
+}
+
+// --- the System's interface -----------------------------------------------
+
+bool System::stick_slip_needs_reactions(int k) const {
+  return impl_->friction_joint_of_stick_slip(k) != nullptr;
+}
+
+int System::decide_joint_friction(int k) {
+  Impl& s = *impl_;
+  Impl::FrictionJoint* fj = s.friction_joint_of_stick_slip(k);
+  if (fj == nullptr) throw std::logic_error("decide_joint_friction: not a frictional joint");
+  const JointFrictionElement& e = element_of(s, *fj);
+  if (e.mode() == kStick)
+    throw std::logic_error("decide_joint_friction: decided from a slip mode, the joint is stuck");
+  s.ensure_dynamics();
+  // the state without this joint's own friction force (the others as they are)
+  const double F = e.force();
+  const Vec3 f0 = fj->transverse - F * fj->unit_transverse;
+  const Vec3& tr = fj->unit_transverse;
+  const double a0 = fj->acc - F * fj->unit_acc_q;
+  const double c1 = fj->unit_acc_q;
+  // stick: the force that keeps q'' = 0 lies within the static cone
+  if (c1 != 0.0) {
+    const double hold = -a0 / c1;
+    if (std::isfinite(hold) && std::abs(hold) <= e.static_lever() * (f0 + hold * tr).norm())
+      return kStick;
+  }
+  // slip: a direction s whose kinetic friction lets q'' have the sign s
+  const double mu = e.kinetic_lever();
+  bool ok[2] = {false, false};
+  for (const int side : {kSlipPositive, kSlipNegative}) {
+    double normal = 0.0;
+    const int roots = slip_normal(f0, tr, mu, side, &normal);
+    if (roots != 1) painleve(s.t, e.joint(), roots, mu * tr.norm());
+    const double a = a0 + c1 * (-side * mu * normal);
+    ok[side > 0 ? 0 : 1] = side * a > 0.0;
+  }
+  if (ok[0] && ok[1])
+    throw SimulationError(
+        s.t, fmt::format("joint '{}': at zero slip rate both slip directions are consistent "
+                         "with Coulomb friction; the rigid model does not determine the motion "
+                         "(Painleve)",
+                         e.joint()));
+  // neither: kinetic friction already holds the joint (Filippov's sliding mode)
+  if (!ok[0] && !ok[1]) return kStick;
+  return ok[0] ? kSlipPositive : kSlipNegative;
+}
+
+}  // namespace ictus
