@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
     worst = std::max(worst, std::abs(apex.apexes[n] - exact));
     heights += fmt::format(" {:.5f}", apex.apexes[n]);
   }
-  fmt::print("ictus {} step {} theta {}: apexes{} max error {:.2e} m, {} steps, cpu {:.3g} ms/run\n",
-             method, mj ? step : 0.0, mj ? theta : 0.0, heights, worst, steps, 1e3 * cpu);
+  fmt::print(
+      "ictus {} step {} theta {}: apexes{} max error {:.2e} m, {} steps, cpu {:.3g} ms/run\n",
+      method, mj ? step : 0.0, mj ? theta : 0.0, heights, worst, steps, 1e3 * cpu);
   return 0;
 }

@@ -43,9 +43,8 @@ Ball build(double step, double theta) {
   (*H)(0, 0) = 1.0;
   SP::SiconosVector offset(new SiconosVector(1));
   (*offset)(0) = -kR;
-  SP::Interaction contact(
-      new Interaction(SP::NonSmoothLaw(new NewtonImpactNSL(kE)),
-                      SP::Relation(new LagrangianLinearTIR(H, offset))));
+  SP::Interaction contact(new Interaction(SP::NonSmoothLaw(new NewtonImpactNSL(kE)),
+                                          SP::Relation(new LagrangianLinearTIR(H, offset))));
   SP::NonSmoothDynamicalSystem system(new NonSmoothDynamicalSystem(0.0, 10.0));
   system->insertDynamicalSystem(b.body);
   system->link(contact, b.body);
