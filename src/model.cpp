@@ -42,6 +42,12 @@ void validate_integrator(const IntegratorSettings& in) {
                     in.name, internal::join_names(keys));
     throw ModelError(where_of(message), "simulate", message);
   }
+  // a time-stepping scheme has no default step: its accuracy is the step's
+  if (in.name == "moreau_jean" &&
+      std::find(in.given.begin(), in.given.end(), "step") == in.given.end())
+    throw ModelError(in.where, "simulate",
+                     "integrator 'moreau_jean' needs a fixed 'step' (its accuracy is O(h); e.g. "
+                     "step: 1e-3)");
   try {
     validate_stepper_options(in.name, in);
   } catch (const std::invalid_argument& e) {

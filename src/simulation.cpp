@@ -44,6 +44,9 @@ Simulation::Simulation(std::shared_ptr<const CompiledModel> compiled)
   };
   switching_ = std::make_unique<internal::ElementSwitching>(system_, log);
   contacts_ = std::make_unique<internal::ContactSwitching>(system_, log);
+  // a time-stepping stepper imposes the contacts inside its steps
+  event_contacts_ =
+      !contacts_->empty() && !stepper_handles_contacts(system_.model().settings().integrator.name);
 }
 
 Simulation::~Simulation() = default;
@@ -323,7 +326,7 @@ bool Simulation::start(bool with_observers) {
   defer_log_ = true;
   element_switches_ = switching_->empty() ? 0 : switching_->apply(t_, y_, true);
   // unilateral contacts: which touch, closed or hitting, on the assembled state
-  if (!contacts_->empty()) element_switches_ += contacts_->apply(t_, y_, true);
+  if (event_contacts_) element_switches_ += contacts_->apply(t_, y_, true);
   defer_log_ = false;
 
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
@@ -354,7 +357,7 @@ bool Simulation::start(bool with_observers) {
     const double g = event_function(e, t_, y_);
     e.g_last = e.rising ? std::max(g, 0.0) + 1e-300 : std::min(g, 0.0);
   }
-  contacts_->settle(t_, y_);
+  if (event_contacts_) contacts_->settle(t_, y_);
   return stop;
 }
 
@@ -519,7 +522,7 @@ void Simulation::advance(double target) {
                          t0, t1, stepper_->y(),
                          [this](double t, VecX& out) { stepper_->interpolate(t, out); }, work_));
       // ... and of a contact's gap or normal force (contact/contact_switching.h)
-      if (!contacts_->empty())
+      if (event_contacts_)
         t_event = std::min(
             t_event, contacts_->locate(
                          t0, t1, stepper_->y(),
@@ -549,7 +552,7 @@ void Simulation::advance(double target) {
           if (round == 0 && !switching_->empty())
             element_switches_ += switching_->apply(t_event, y_event, false);
           // then contacts: impacts, persistent contact, lift-off
-          if (round == 0 && !contacts_->empty())
+          if (round == 0 && event_contacts_)
             element_switches_ += contacts_->apply(t_event, y_event, false);
           // after actions the side is judged a moment later: a condition that
           // they leave at exactly zero (a gap closed at rest that an impulse
@@ -591,7 +594,7 @@ void Simulation::advance(double target) {
         stepper_->reset(t_, y_);
         settle_conditions(t_, y_);
         switching_->settle(t_, y_);
-        contacts_->settle(t_, y_);
+        if (event_contacts_) contacts_->settle(t_, y_);
         continue;
       }
 
@@ -606,7 +609,7 @@ void Simulation::advance(double target) {
       log_warnings();  // also those of an accepted step that changed nothing
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
-      if (!contacts_->empty()) contacts_->remember(t_, y_);
+      if (event_contacts_) contacts_->remember(t_, y_);
     }
     if (interrupted_) {
       // the incomplete results end where the run stopped

@@ -162,18 +162,21 @@ void System::Impl::register_contact_channels() {
     add_channel(
         side.name + ".normal", angle ? "N m" : "N", Stage::kDynamics,
         "normal force of the contact (compressive positive; zero while open)", [this, i] {
+          if (time_stepping) return step_impulses[static_cast<std::size_t>(i)] / time_step;
           const int row = contact_row(i);
           return row < 0 ? 0.0 : contact_sides[static_cast<std::size_t>(i)].sign * multiplier(row);
         });
     add_channel(side.name + ".impulse", angle ? "N m s" : "N s", Stage::kKinematics,
                 "normal impulse of the contact at the instant of its last impact (zero otherwise)",
                 [this, i] {
+                  if (time_stepping) return step_impulses[static_cast<std::size_t>(i)];
                   return t == last_contact_impact_time
                              ? contact_impulses[static_cast<std::size_t>(i)]
                              : 0.0;
                 });
     add_channel(
         side.name + ".state", "", Stage::kKinematics, "1 while closed, 0 while open", [this, i] {
+          if (time_stepping) return step_impulses[static_cast<std::size_t>(i)] > 0.0 ? 1.0 : 0.0;
           const DriverRuntime& d =
               drivers[static_cast<std::size_t>(contact_sides[static_cast<std::size_t>(i)].driver)];
           return instances[static_cast<std::size_t>(d.instance)].enabled != 0 ? 1.0 : 0.0;

@@ -292,6 +292,15 @@ struct System::Impl {
   std::vector<ContactSide> contact_sides;
   std::vector<double> contact_impulses;  // per side, at the last contact impact
   double last_contact_impact_time = -std::numeric_limits<double>::infinity();
+  // Contacts handled by a time-stepping stepper (system_time_stepping.cpp):
+  // the impulse of each side in the last step of size time_step; the
+  // channels read these instead of the hold rows, which stay open.
+  bool time_stepping = false;
+  double time_step = 0.0;
+  std::vector<double> step_impulses;
+  Eigen::RowVectorXd time_stepping_row;  // work of time_stepping_rows
+  /// energy.balance at a state (the audit entries of `state`).
+  double energy_balance(double time, const VecX& state);
 
   // --- joint friction (system_joint_friction.cpp, docs/theory/friction.md) ----
   // A frictional joint: its friction element and what the solve found.

@@ -19,6 +19,18 @@ namespace ictus {
 /// Dense matrix for the iteration matrices of the implicit steppers.
 using MatX = Eigen::MatrixXd;
 
+/// What a time-stepping scheme with unilateral contacts (Moreau-Jean,
+/// docs/theory/contact.md) assembles, dense, velocity_size() columns. The
+/// matrices are resized only when the constraint structure changes.
+struct TimeSteppingRows {
+  MatX D;            ///< the active, independent equality rows (joints, drivers)
+  VecX target;       ///< their velocity targets: D u = target
+  MatX G;            ///< one row per contact side: its gap rate is G u
+  VecX gap;          ///< the gap of each side
+  VecX resolution;   ///< the smallest gap each side resolves (round-off of its coordinate)
+  VecX restitution;  ///< Newton's coefficient of each side
+};
+
 class MechanicalSystem {
  public:
   virtual ~MechanicalSystem() = default;
@@ -83,6 +95,31 @@ class MechanicalSystem {
                                     Eigen::Ref<VecX> /*phi_dot*/) {}
   /// The multipliers (reactions) of the last accelerations() call.
   virtual void multipliers(Eigen::Ref<VecX> /*out*/) const {}
+  // --- unilateral contacts, for a stepper that handles them itself
+  // (Moreau-Jean); event-driven steppers leave them to the Simulation.
+
+  /// Number of contact sides.
+  virtual int unilateral_count() const { return 0; }
+  /// The rows of TimeSteppingRows at (t, y): the equality rows with their
+  /// targets at t, the contact rows and gaps at the positions of y.
+  virtual void time_stepping_rows(double /*t*/, const VecX& /*y*/, TimeSteppingRows& /*rows*/) {}
+  /// The contact impulses of the step of size h that has just ended (one
+  /// per side): the channels <side>.impulse, .normal (impulse / h, the mean
+  /// force of the step) and .state (1 if the impulse is positive).
+  virtual void record_contact_impulses(double /*h*/, Eigen::Ref<const VecX> /*impulse*/) {}
+  /// Energy audit of a time step from (t0, y0) to (t1, y1) that the stepper
+  /// assembled itself: the applied work and the elements' dissipation by the
+  /// theta-weighted rule, `constraint_work` (the equality impulses' work) as
+  /// driver work, `impact_loss` (the kinetic energy the contact impulses
+  /// took) in energy.impacts, and what else the balance lacks as the
+  /// scheme's own dissipation. Writes the audit entries of y1; returns that
+  /// dissipation [J] (negative: the scheme gained energy).
+  virtual double book_step_energy(double /*t0*/, const VecX& /*y0*/, double /*t1*/, VecX& /*y1*/,
+                                  double /*theta*/, double /*impact_loss*/,
+                                  double /*constraint_work*/) {
+    return 0.0;
+  }
+
   /// G = a M - b df/dv - c (df/dq + d(D^T lambda)/dq) at (t, y) for the given
   /// multipliers, velocity_size() square (positions along the increment).
   /// The default differences add_forces and add_constraint_forces.

@@ -177,7 +177,8 @@ class Simulation final {
   std::unique_ptr<Stepper> stepper_;
   std::unique_ptr<internal::ElementSwitching> switching_;  // stick/slip elements
   std::unique_ptr<internal::ContactSwitching> contacts_;   // unilateral contacts
-  bool defer_log_ = false;                      // switches decided before the observers started ...
+  bool event_contacts_ = false;  // switched by contacts_ (not by a time-stepping stepper)
+  bool defer_log_ = false;       // switches decided before the observers started ...
   std::vector<EventRecord> deferred_switches_;  // ... are kept here until they have
   int element_switches_ = 0;
   RunStatistics stats_;           // accumulated over advance_to() calls

@@ -7,6 +7,9 @@
 //   newmark, wilson, hht,      implicit structural schemes in acceleration
 //   generalized_alpha          form, Newton on the index-1 accelerations
 //   cvode, ida                 SUNDIALS CVODE (BDF) and IDA, for stiff models
+//   moreau_jean                Moreau-Jean time-stepping: a fixed step with
+//                              the contacts' impulses inside (it handles
+//                              the unilateral contacts itself)
 #pragma once
 
 #include <memory>
@@ -55,6 +58,7 @@ struct StepperOptions {
   double beta = 0.25;               ///< Newmark beta
   double gamma = 0.5;               ///< Newmark gamma
   double theta = 1.4;               ///< Wilson theta
+  double moreau_theta = 0.5;        ///< Moreau-Jean theta, in [0.5, 1] (model file: theta)
   double alpha = -0.05;             ///< HHT alpha, in [-1/3, 0]
   double rho_inf = 0.8;             ///< generalized-alpha spectral radius at infinity, in [0, 1]
   bool two_pass = false;            ///< seed 003's modified scheme (newmark, wilson)
@@ -107,6 +111,10 @@ const std::vector<std::string>& stepper_names();
 /// Option keys of `simulate:` that stepper `name` reads (besides the common
 /// ones), e.g. {"step", "beta", "gamma", "two_pass"} for newmark.
 const std::vector<std::string>& stepper_option_keys(std::string_view name);
+
+/// True for a stepper that imposes the unilateral contacts itself
+/// (moreau_jean): the Simulation then leaves their switching to it.
+bool stepper_handles_contacts(std::string_view name);
 
 /// Checks a name and the options' admissible ranges; throws
 /// std::invalid_argument with a message that says what is expected.

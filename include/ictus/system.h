@@ -149,6 +149,12 @@ class System final : public MechanicalSystem {
   void constraint_residuals(double t, const VecX& y, Eigen::Ref<VecX> phi,
                             Eigen::Ref<VecX> phi_dot) override;
   void multipliers(Eigen::Ref<VecX> out) const override;
+  // unilateral contacts for a time-stepping stepper (system_time_stepping.cpp)
+  int unilateral_count() const override;
+  void time_stepping_rows(double t, const VecX& y, TimeSteppingRows& rows) override;
+  void record_contact_impulses(double h, Eigen::Ref<const VecX> impulse) override;
+  double book_step_energy(double t0, const VecX& y0, double t1, VecX& y1, double theta,
+                          double impact_loss, double constraint_work) override;
   /// Bodies joined by any joint (enabled or not) or two-body force element
   /// share a group; all bodies share one if a force formula reads a
   /// position or velocity channel (system_coupling.cpp).

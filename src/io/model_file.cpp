@@ -913,7 +913,8 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   in.max_step = r.positive("max_step", in.max_step, true);
   in.beta = r.number("beta", in.beta);
   in.gamma = r.number("gamma", in.gamma);
-  in.theta = r.number("theta", in.theta);
+  in.theta = r.number("theta", in.theta);                // wilson's theta ...
+  in.moreau_theta = r.number("theta", in.moreau_theta);  // ... or moreau_jean's
   in.alpha = r.number("alpha", in.alpha);
   in.rho_inf = r.number("rho_inf", in.rho_inf);
   in.two_pass = r.boolean("two_pass", in.two_pass);

@@ -8,6 +8,7 @@
 
 #include "explicit_runge_kutta.h"
 #include "ictus/stepper.h"
+#include "moreau_jean.h"
 #include "structural_stepper.h"
 #include "sundials_steppers.h"
 
@@ -26,6 +27,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& registry() {
       {"wilson", {"step", "theta", "two_pass"}},
       {"hht", {"step", "alpha"}},
       {"generalized_alpha", {"step", "rho_inf"}},
+      {"moreau_jean", {"step", "theta"}},
   };
   return steppers;
 }
@@ -67,6 +69,10 @@ const std::vector<std::string>& stepper_names() {
   return names;
 }
 
+bool stepper_handles_contacts(std::string_view name) {
+  return name == "moreau_jean";
+}
+
 const std::vector<std::string>& stepper_option_keys(std::string_view name) {
   static const std::vector<std::string> none;
   const auto it = registry().find(name);
@@ -99,6 +105,11 @@ void validate_stepper_options(std::string_view name, const StepperOptions& o) {
             fmt::format("wilson: 'theta' ({}) must lie in [1, 2] (unconditionally stable for "
                         "theta >= 1.37)",
                         o.theta));
+  if (name == "moreau_jean")
+    // theta < 1/2 amplifies (Acary & Brogliato 2008, sec. 10.1.3); 1/2 keeps
+    // the energy of smooth linear motion, 1 dissipates most
+    require(o.moreau_theta >= 0.5 && o.moreau_theta <= 1.0,
+            fmt::format("moreau_jean: 'theta' ({}) must lie in [0.5, 1]", o.moreau_theta));
   if (name == "hht")
     require(o.alpha >= -1.0 / 3.0 && o.alpha <= 0.0,
             fmt::format("hht: 'alpha' ({}) must lie in [-1/3, 0]", o.alpha));
@@ -126,6 +137,7 @@ std::unique_ptr<Stepper> make_stepper(std::string_view name, MechanicalSystem& s
   if (name == "hht") return std::make_unique<StructuralStepper>(Scheme::kHht, system, o);
   if (name == "generalized_alpha")
     return std::make_unique<StructuralStepper>(Scheme::kGeneralizedAlpha, system, o);
+  if (name == "moreau_jean") return std::make_unique<MoreauJeanStepper>(system, o);
   if (auto s = make_sundials_stepper(name, system, o)) return s;
   throw std::invalid_argument(fmt::format("integrator '{}' is not available in this build", name));
 }

@@ -250,6 +250,60 @@ TEST(StepLoopAllocation, PendulumStuckByPinFriction) {
   EXPECT_GT(steps, 2);
 }
 
+// Moreau-Jean: the per-step contact problem (the Delassus matrix over the
+// index set, siconos' pivoting solver with preallocated work, the
+// least-norm refinement) allocates nothing; the ball bounces and comes to
+// rest, the piston is held on its stop, the box rests on four corners.
+TEST(StepLoopAllocation, MoreauJeanBallBouncingToRest) {
+  Model model = parse_model(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  ball: {mass: 1, inertia: [4e-3, 4e-3, 4e-3], position: [0, 0, 1]}
+shapes:
+  ball_shape: {body: ball, type: sphere, radius: 0.1}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ball, ground], restitution: 0.8}
+simulate: {until: 8, output_step: 0.01, integrator: moreau_jean, step: 1e-3}
+)",
+                            "ball.yaml");
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 7000);
+}
+
+// (before the event of the push at x = L/2: events log records, and may allocate)
+TEST(StepLoopAllocation, MoreauJeanPistonHeldOnItsStop) {
+  Model model = load_model(test::source_path("examples/piston.yaml"));
+  model.settings().until = 1.9;
+  IntegratorSettings& in = model.settings().integrator;
+  in.name = "moreau_jean";
+  in.step = 1e-3;
+  in.given = {"step"};
+  in.given_where = {in.where};
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 1800);
+}
+
+TEST(StepLoopAllocation, MoreauJeanBoxOnFourCorners) {
+  Model model = parse_model(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  box: {mass: 4, inertia: [0.05, 0.06, 0.07], position: [0, 0, 0.3]}
+shapes:
+  body_box: {body: box, type: box, size: [0.4, 0.3, 0.2]}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ground, box], restitution: 0}
+simulate: {until: 1, output_step: 0.01, integrator: moreau_jean, step: 1e-3}
+)",
+                            "box.yaml");
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 900);
+}
+
 TEST(StepLoopAllocation, SlippingStructuralDampingMount) {
   Model model = load_model(test::source_path("examples/suspension.yaml"), {{"psi", "0.24"}});
   model.settings().until = 0.19;  // the first reversal is at 0.1947 s
