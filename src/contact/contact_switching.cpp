@@ -8,6 +8,9 @@ namespace {
 // Time scale [s] turning the gap rate into a gap in the open side's
 // switching function (value()).
 constexpr double kRateTime = 1.0;
+// A gap below -kInside [m or rad] is inside the contact, not round-off or a
+// hold row's drift (also the start's test).
+constexpr double kInside = 1e-9;
 // A gap rate this small after the impact is rest (round-off of the LCP).
 bool at_rest(double rate_after, double rate_before) {
   return rate_after <= 1e-12 * std::max(1.0, std::abs(rate_before));
@@ -46,9 +49,13 @@ double ContactSwitching::value(int k, double t, const VecX& y) {
   system_.evaluate(t, y, Stage::kKinematics);
   // while the gap opens, its rate keeps the function positive: the gap
   // itself is round-off there right after a rebound (an angle's 1e-16 rad
-  // beside a flight of microradians); once it closes the gap decides
-  return std::max(system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)],
-                  kRateTime * system_.contact_gap_rate(k));
+  // beside a flight of microradians); once it closes the gap decides. A gap
+  // below zero beyond its round-off is a crossing whatever its rate: a step
+  // may carry a sphere past another's centre, where the distance of the
+  // centres turns back and the gap opens again
+  const double gap = system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)];
+  if (gap < -kInside) return gap;
+  return std::max(gap, kRateTime * system_.contact_gap_rate(k));
 }
 
 // Closed, N = 0 still holds (the contact opens when it would pull); open,
@@ -199,12 +206,12 @@ int ContactSwitching::apply(double t, VecX& y, bool start) {
     for (int k = 0; k < count; ++k) {
       const double gap = system_.contact_gap(k);
       const double rate = system_.contact_gap_rate(k);
-      if (gap < -1e-9)
+      if (gap < -kInside)
         throw SimulationError(
             t, fmt::format("contact '{}' starts inside its stop (gap {:.6g}); place the bodies "
                            "with a gap >= 0",
                            system_.contact_side_name(k), gap));
-      if (gap > 1e-9) continue;
+      if (gap > kInside) continue;
       (rate < -1e-12 ? hitting : resting).push_back(k);
     }
     if (!hitting.empty()) {

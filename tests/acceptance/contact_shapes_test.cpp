@@ -129,6 +129,31 @@ simulate: {{until: 1, output_step: 0.01, rtol: 1e-12, atol: 1e-14}}
   }
 }
 
+// Regression: with a loose tolerance the integrator takes one step past the
+// contact, carrying sphere 2 beyond sphere 1's centre, where the distance of
+// the centres turns back and the gap rate is positive; the switching
+// function hid the crossing and the spheres passed through each other.
+TEST(ContactShapes, ASphereCarriedPastAnotherInOneStepStillHits) {
+  const Model model = parse_model(R"(
+bodies:
+  one: {mass: 2, inertia: [0.008, 0.008, 0.008], position: [0.1, 0, 0]}
+  two: {mass: 2, inertia: [0.008, 0.008, 0.008], position: [0.5, 0, 0], velocity: [-1, 0, 0]}
+shapes:
+  s1: {body: one, type: sphere, radius: 0.1}
+  s2: {body: two, type: sphere, radius: 0.1}
+  wall_plane: {body: ground, type: plane, normal: [1, 0, 0]}
+contacts:
+  wall: {type: shapes, between: [ground, one], restitution: 1}
+  pair: {type: shapes, between: [one, two], restitution: 1}
+simulate: {until: 0.5, output_step: 0.01, rtol: 1e-9, atol: 1e-12}
+)",
+                                  "spheres.yaml");
+  const test::RecordedRun run = test::run_and_record(model, {"one.vx", "two.vx", "pair.gap"});
+  EXPECT_NEAR(run.final("two.vx"), 1.0, 1e-12);
+  EXPECT_NEAR(run.final("one.vx"), 0.0, 1e-12);
+  for (const double g : run["pair.gap"]) EXPECT_GE(g, -1e-9);
+}
+
 // A box dropped flat: its four lower corners hit at once (a redundant set:
 // four rows, three independent); it stops without rotating, the impulses are
 // >= 0 and equal, and it rests with the four normal forces summing to m g.
