@@ -13,9 +13,8 @@
 #include <tuple>
 
 #include "contact/lcp.h"
-#include "ictus/constraints/distance.h"
-#include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
+#include "ictus/shape_contact_points.h"
 #include "ictus/system.h"
 #include "system_impl.h"
 
@@ -61,64 +60,13 @@ void System::Impl::build_contact_holds() {
   contact_impulses.assign(contact_sides.size(), 0.0);
 }
 
-// Contact points of two shapes as rows of the free instances (like a
-// stick/slip element's distance hold): the plane is the base,
-//   sphere-plane:  the centre on the plane, held at the radius
-//   box-plane:     each corner on the plane, held at 0
-//   capsule-plane: each end centre on the plane, held at the radius
-//   sphere-sphere: the distance of the centres, held at the sum of the radii
-// so that the hold row's position error is the gap.
+// Contact points of two shapes (shape_contact_points.h: the gap and its
+// row) as rows of the free instances, like a stick/slip element's distance
+// hold: the hold row's position error at the held value is the gap.
 void System::Impl::build_shape_contact_holds() {
-  using Type = Shape::Type;
-  const std::vector<Shape>& shapes = model.shapes();
   for (const ShapeContact& contact : model.shape_contacts()) {
-    const BodyIndex a = model.body_index(contact.body_a);
-    const BodyIndex b = model.body_index(contact.body_b);
-    struct Point {
-      BodyIndex base, follower;
-      std::shared_ptr<const ElementaryConstraint> constraint;
-      double held;
-    };
-    std::vector<Point> points;
-    for (const Shape& sa : shapes) {
-      if (sa.body != a) continue;
-      for (const Shape& sb : shapes) {
-        if (sb.body != b) continue;
-        if (sa.type == Type::kSphere && sb.type == Type::kSphere) {
-          points.push_back(
-              {a, b,
-               std::make_shared<Distance>(sa.center_B, sb.center_B, sa.radius + sb.radius, true),
-               sa.radius + sb.radius});
-          continue;
-        }
-        const bool plane_first = sa.type == Type::kPlane;
-        const Shape& plane = plane_first ? sa : sb;
-        const Shape& other = plane_first ? sb : sa;
-        auto on_plane = [&](const Vec3& point_B, double held) {
-          points.push_back(
-              {plane.body, other.body,
-               std::make_shared<PointOnPlane>(plane.center_B, plane.normal_B, point_B, true),
-               held});
-        };
-        switch (other.type) {
-          case Type::kSphere:
-            on_plane(other.center_B, other.radius);
-            break;
-          case Type::kCapsule:
-            on_plane(other.center_B - other.half_length * other.axis_B, other.radius);
-            on_plane(other.center_B + other.half_length * other.axis_B, other.radius);
-            break;
-          case Type::kBox:
-            for (int k = 0; k < 8; ++k) {
-              const Vec3 corner((k & 1) ? 1.0 : -1.0, (k & 2) ? 1.0 : -1.0, (k & 4) ? 1.0 : -1.0);
-              on_plane(other.center_B + other.half_extents.cwiseProduct(corner), 0.0);
-            }
-            break;
-          case Type::kPlane:
-            break;  // rejected by Model::add_shape_contact
-        }
-      }
-    }
+    const std::vector<ShapeContactPoint> points = shape_contact_points(
+        model.shapes(), model.body_index(contact.body_a), model.body_index(contact.body_b));
     for (std::size_t p = 0; p < points.size(); ++p) {
       ContactSide side;
       side.name = points.size() == 1 ? contact.name : fmt::format("{}.p{}", contact.name, p);
