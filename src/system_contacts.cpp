@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -193,9 +194,12 @@ namespace {
 // With A = D_E M^-1 D_E^T (pseudo-inverse: dependent rows are harmless)
 // and P = M^-1 - M^-1 D_E^T A^+ D_E M^-1 (the mass-weighted projector onto
 // the motions E allows), W = G P G^T, q = G x_f - c, G = s D_C.
+// The equality rows' multipliers l_E (least-norm where E is dependent) are
+// returned too: a side held closed through an impact is one of them.
 struct CondensedSolution {
   VecX x;
   VecX z;
+  VecX l_E;
   internal::LcpSolution lcp;
 };
 
@@ -204,10 +208,10 @@ CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& 
   CondensedSolution out;
   VecX xf = x0;
   MatX P = Minv;
+  const MatX MinvDEt = Minv * DE.transpose();
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;
   if (DE.rows() > 0) {
-    const MatX MinvDEt = Minv * DE.transpose();
-    const MatX A = DE * MinvDEt;
-    const Eigen::CompleteOrthogonalDecomposition<MatX> cod(A);
+    cod.compute(DE * MinvDEt);
     xf += MinvDEt * cod.solve(rE - DE * x0);
     P -= MinvDEt * cod.solve(MinvDEt.transpose());
   }
@@ -217,6 +221,10 @@ CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& 
   out.lcp = internal::solve_lcp(W, q);
   out.z = out.lcp.z;
   out.x = out.lcp.solved ? VecX(xf + PGt * out.z) : xf;
+  // A l_E = r_E - D_E (x0 + M^-1 G^T z)
+  out.l_E = DE.rows() > 0 && out.lcp.solved
+                ? VecX(cod.solve(rE - DE * (x0 + Minv * (G.transpose() * out.z))))
+                : VecX::Zero(DE.rows());
   return out;
 }
 
@@ -313,8 +321,15 @@ static DenseRows dense_rows(const System::Impl& s, std::span<const int> sides) {
     d.contact_rows.push_back(r);
     is_contact[static_cast<std::size_t>(r)] = 1;
   }
+  // a closed side outside the problem (held through an impact) is an
+  // equality row even where the structure dropped it as dependent: it may
+  // depend on a side of the problem, whose rate the problem decides
+  std::vector<char> is_hold(s.rows.size(), 0);
+  for (int k = 0; k < static_cast<int>(s.contact_sides.size()); ++k)
+    if (const int r = s.contact_row(k); r >= 0) is_hold[static_cast<std::size_t>(r)] = 1;
   for (std::size_t r = 0; r < s.rows.size(); ++r)
-    if (is_contact[r] == 0 && s.dropped[r] == 0) d.equality_rows.push_back(static_cast<int>(r));
+    if (is_contact[r] == 0 && (s.dropped[r] == 0 || is_hold[r] != 0))
+      d.equality_rows.push_back(static_cast<int>(r));
   auto row_of = [&](int r, Eigen::Ref<VecX> out) {
     out.setZero();
     const internal::RowBodies& rb = s.row_bodies[static_cast<std::size_t>(r)];
@@ -345,11 +360,21 @@ static std::string side_list(const System& system, std::span<const int> sides) {
 }
 
 System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const int> sides,
-                                             std::span<const double> restitution) {
+                                             std::span<const double> restitution,
+                                             std::span<const char> held) {
   Impl& s = *impl_;
   for (const int k : sides) set_contact_closed(k, true);
   s.refresh_contact_structure(t, y);
-  const DenseRows d = dense_rows(s, sides);
+  // the sides of the LCP; a held side's row stays among the equality rows
+  std::vector<int> free_sides;
+  std::vector<std::size_t> free_index;
+  for (std::size_t i = 0; i < sides.size(); ++i)
+    if (held.empty() || held[i] == 0) {
+      free_sides.push_back(sides[i]);
+      free_index.push_back(i);
+    }
+  const DenseRows all = dense_rows(s, sides);  // the gap rates of every side
+  const DenseRows d = dense_rows(s, free_sides);
   const int nv = 6 * s.n;
   VecX u1(nv);
   for (int b = 0; b < s.n; ++b) u1.segment<6>(6 * b) = s.layout.body_velocity(y, b);
@@ -358,12 +383,13 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   VecX rE(d.DE.rows());
   for (std::size_t i = 0; i < d.equality_rows.size(); ++i)
     rE(static_cast<Eigen::Index>(i)) = s.rows[static_cast<std::size_t>(d.equality_rows[i])].target;
-  const VecX g1 = d.G * u1;
-  VecX c(g1.size());
-  for (Eigen::Index i = 0; i < g1.size(); ++i) {
-    const double e = restitution.empty() ? contact_restitution(sides[static_cast<std::size_t>(i)])
-                                         : restitution[static_cast<std::size_t>(i)];
-    c(i) = -e * std::min(g1(i), 0.0);  // Newton: g'+ >= -e g'-
+  const VecX g1 = all.G * u1;
+  VecX c(static_cast<Eigen::Index>(free_sides.size()));
+  for (std::size_t j = 0; j < free_sides.size(); ++j) {
+    const std::size_t i = free_index[j];
+    const double e = restitution.empty() ? contact_restitution(sides[i]) : restitution[i];
+    // Newton: g'+ >= -e g'-
+    c(static_cast<Eigen::Index>(j)) = -e * std::min(g1(static_cast<Eigen::Index>(i)), 0.0);
   }
   const CondensedSolution sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, u1);
   if (!sol.lcp.solved)
@@ -373,15 +399,26 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
   s.compute_kinematics(t, y);
   result.kinetic_after = s.kinetic_energy();
-  const VecX g2 = d.G * sol.x;
+  const VecX g2 = all.G * sol.x;
   s.last_contact_impact_time = t;
   std::fill(s.contact_impulses.begin(), s.contact_impulses.end(), 0.0);
+  result.impulse.assign(sides.size(), 0.0);
+  for (std::size_t j = 0; j < free_sides.size(); ++j)
+    result.impulse[free_index[j]] = sol.z(static_cast<Eigen::Index>(j));
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    if (held.empty() || held[i] == 0) continue;
+    // a held side's impulse: its row's multiplier (0 for a dependent row)
+    const int row = s.contact_row(sides[i]);
+    const auto at = std::find(d.equality_rows.begin(), d.equality_rows.end(), row);
+    if (at != d.equality_rows.end())
+      result.impulse[i] = s.contact_sides[static_cast<std::size_t>(sides[i])].sign *
+                          sol.l_E(static_cast<Eigen::Index>(at - d.equality_rows.begin()));
+  }
   for (std::size_t i = 0; i < sides.size(); ++i) {
     const auto ii = static_cast<Eigen::Index>(i);
-    result.impulse.push_back(sol.z(ii));
     result.rate_before.push_back(g1(ii));
     result.rate_after.push_back(g2(ii));
-    s.contact_impulses[static_cast<std::size_t>(sides[i])] = sol.z(ii);
+    s.contact_impulses[static_cast<std::size_t>(sides[i])] = result.impulse[i];
   }
   // what the impulses took (Carnot's loss for e = 0; none for e = 1)
   const double loss = result.kinetic_before - result.kinetic_after;
@@ -392,7 +429,8 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   return result;
 }
 
-std::vector<double> System::contact_forces(double t, const VecX& y, std::span<const int> sides) {
+std::vector<double> System::contact_forces(double t, const VecX& y, std::span<const int> sides,
+                                           std::vector<double>* gap_accelerations) {
   Impl& s = *impl_;
   for (const int k : sides) set_contact_closed(k, true);
   s.refresh_contact_structure(t, y);
@@ -426,6 +464,8 @@ std::vector<double> System::contact_forces(double t, const VecX& y, std::span<co
     throw SimulationError(t, fmt::format("the contact forces of {} have no solution (the "
                                          "complementarity problem failed, error {:.3g})",
                                          side_list(*this, sides), sol.lcp.error));
+  if (gap_accelerations != nullptr)
+    gap_accelerations->assign(sol.lcp.w.data(), sol.lcp.w.data() + sol.lcp.w.size());
   return {sol.z.data(), sol.z.data() + sol.z.size()};
 }
 
