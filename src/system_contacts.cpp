@@ -393,9 +393,11 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   }
   const CondensedSolution sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, u1);
   if (!sol.lcp.solved)
-    throw SimulationError(t, fmt::format("the impact of contact(s) {} has no solution (the "
-                                         "complementarity problem failed, error {:.3g})",
-                                         side_list(*this, sides), sol.lcp.error));
+    throw SimulationError(
+        t, fmt::format("the impact of contact(s) {} has no solution: no normal impulses >= 0 "
+                       "give every gap its rebound while the joints and drivers hold (something "
+                       "prescribes a motion into the contact; complementarity error {:.3g})",
+                       side_list(*this, sides), sol.lcp.error));
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
   s.compute_kinematics(t, y);
   result.kinetic_after = s.kinetic_energy();
