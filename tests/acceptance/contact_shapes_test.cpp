@@ -199,9 +199,9 @@ simulate: {until: 1, output_step: 0.01, rtol: 1e-12, atol: 1e-14}
   EXPECT_LE(run.max_abs("energy.balance"), 1e-9);
 }
 
-// A box dropped tilted (0.3 and 0.2 rad about x and y) with e = 0.5: it
-// lands on a corner, rocks from corner to corner and edge to edge, and
-// settles flat on its four lower corners (a redundant set: the forces are
+// examples/box_tilted.yaml: a box dropped tilted (0.3 and 0.2 rad about x
+// and y) with e = 0.5: it lands on a corner, rocks from corner to corner
+// and edge to edge, and settles flat on its four lower corners (a redundant set: the forces are
 // not unique, and the integrator's multipliers, with a dependent row
 // dropped, may leave one corner touching at zero force and open it), the
 // normal forces summing to m g, never gaining energy. Regression: the rocking ended in
@@ -211,19 +211,7 @@ simulate: {until: 1, output_step: 0.01, rtol: 1e-12, atol: 1e-14}
 // drift; a closed side outside the impact problem was dropped as dependent).
 TEST(ContactShapes, BoxDroppedTiltedRocksAndSettlesFlat) {
   const double m = 4, g = 9.81;
-  const Model model = parse_model(R"(
-gravity: [0, 0, -9.81]
-bodies:
-  box: {mass: 4, inertia: [0.05, 0.06, 0.07], position: [0, 0, 0.4],
-        orientation: {bryant: [0.3, 0.2, 0]}}
-shapes:
-  body_box: {body: box, type: box, size: [0.4, 0.3, 0.2]}
-  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
-contacts:
-  floor: {type: shapes, between: [ground, box], restitution: 0.5}
-simulate: {until: 3, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
-)",
-                                  "box_tilted.yaml");
+  const Model model = load_model(test::source_path("examples/box_tilted.yaml"));
   std::vector<std::string> channels = {"box.z",          "box.wx",          "box.wy",
                                        "box.wz",         "box.vz",          "energy.balance",
                                        "energy.kinetic", "energy.potential"};
