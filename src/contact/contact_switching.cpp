@@ -74,6 +74,14 @@ bool ContactSwitching::crossed(int k, double g) const {
   return g < 0.0;
 }
 
+double ContactSwitching::lift_off_offset(int k, double t, const VecX& y) {
+  // the gap of a closed side whose row was dropped as dependent (a redundant
+  // set) is not held by the integrator and may have drifted below zero: its
+  // flight starts from there, as after an impact located slightly inside
+  system_.evaluate(t, y, Stage::kKinematics);
+  return std::min(system_.contact_gap(k), 0.0);
+}
+
 void ContactSwitching::remember(double t, const VecX& y) {
   for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
     g_last_[static_cast<std::size_t>(k)] = value(k, t, y);
@@ -116,7 +124,7 @@ int ContactSwitching::settle_closed(double t, const VecX& y, const char* why) {
     if (normal[i] > 0.0 || !(gap_acceleration[i] > 1e-9 * std::max(1.0, largest_rate))) continue;
     const int k = closed[i];
     system_.set_contact_closed(k, false);
-    offset_[static_cast<std::size_t>(k)] = 0.0;
+    offset_[static_cast<std::size_t>(k)] = lift_off_offset(k, t, y);
     g_last_[static_cast<std::size_t>(k)] = 1e-300;
     just_switched_[static_cast<std::size_t>(k)] = 1;
     log_({t, "contact", system_.contact_side_name(k),
@@ -297,7 +305,7 @@ int ContactSwitching::apply(double t, VecX& y, bool start) {
       if (system_.contact_closed(k)) {
         // the normal force would pull: open it; the others are decided together
         system_.set_contact_closed(k, false);
-        offset_[ki] = 0.0;
+        offset_[ki] = lift_off_offset(k, t, y);
         g_last_[ki] = 1e-300;
         just_switched_[ki] = 1;
         log_({t, "contact", system_.contact_side_name(k),

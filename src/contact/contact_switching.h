@@ -58,6 +58,9 @@ class ContactSwitching {
 
  private:
   bool crossed(int k, double g) const;
+  /// The offset of side k opening at (t, y) without an impact: its gap if
+  /// below zero (a drifted dependent row), else 0.
+  double lift_off_offset(int k, double t, const VecX& y);
   /// Gap acceleration of side k a moment after t with the side open.
   double free_gap_acceleration(int k, double t, const VecX& y);
   /// The acceleration-level problem over every closed side: opens the sides
