@@ -373,8 +373,13 @@ void Model::add_shape(Shape shape) {
 }
 
 void Model::add_shape_contact(ShapeContact contact) {
+  check_shape_contact(contact);
+  claim_name(contact.name, fmt::format("contact '{}'", contact.name), contact.where);
+  shape_contacts_.push_back(std::move(contact));
+}
+
+void Model::check_shape_contact(const ShapeContact& contact) const {
   const std::string element = fmt::format("contact '{}'", contact.name);
-  claim_name(contact.name, element, contact.where);
   const BodyIndex a = body_index(contact.body_a, element, contact.where);
   const BodyIndex b = body_index(contact.body_b, element, contact.where);
   if (a == b)
@@ -408,7 +413,6 @@ void Model::add_shape_contact(ShapeContact contact) {
     throw ModelError(contact.where, element,
                      fmt::format("'{}' and '{}' need shapes (`shapes:`) to touch", contact.body_a,
                                  contact.body_b));
-  shape_contacts_.push_back(std::move(contact));
 }
 
 void Model::add_event(Event event) {

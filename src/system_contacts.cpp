@@ -8,14 +8,14 @@
 #include <fmt/format.h>
 
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
 
 #include "contact/lcp.h"
-#include "ictus/constraints/distance.h"
-#include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
+#include "ictus/shape_contact_points.h"
 #include "ictus/system.h"
 #include "system_impl.h"
 
@@ -61,64 +61,13 @@ void System::Impl::build_contact_holds() {
   contact_impulses.assign(contact_sides.size(), 0.0);
 }
 
-// Contact points of two shapes as rows of the free instances (like a
-// stick/slip element's distance hold): the plane is the base,
-//   sphere-plane:  the centre on the plane, held at the radius
-//   box-plane:     each corner on the plane, held at 0
-//   capsule-plane: each end centre on the plane, held at the radius
-//   sphere-sphere: the distance of the centres, held at the sum of the radii
-// so that the hold row's position error is the gap.
+// Contact points of two shapes (shape_contact_points.h: the gap and its
+// row) as rows of the free instances, like a stick/slip element's distance
+// hold: the hold row's position error at the held value is the gap.
 void System::Impl::build_shape_contact_holds() {
-  using Type = Shape::Type;
-  const std::vector<Shape>& shapes = model.shapes();
   for (const ShapeContact& contact : model.shape_contacts()) {
-    const BodyIndex a = model.body_index(contact.body_a);
-    const BodyIndex b = model.body_index(contact.body_b);
-    struct Point {
-      BodyIndex base, follower;
-      std::shared_ptr<const ElementaryConstraint> constraint;
-      double held;
-    };
-    std::vector<Point> points;
-    for (const Shape& sa : shapes) {
-      if (sa.body != a) continue;
-      for (const Shape& sb : shapes) {
-        if (sb.body != b) continue;
-        if (sa.type == Type::kSphere && sb.type == Type::kSphere) {
-          points.push_back(
-              {a, b,
-               std::make_shared<Distance>(sa.center_B, sb.center_B, sa.radius + sb.radius, true),
-               sa.radius + sb.radius});
-          continue;
-        }
-        const bool plane_first = sa.type == Type::kPlane;
-        const Shape& plane = plane_first ? sa : sb;
-        const Shape& other = plane_first ? sb : sa;
-        auto on_plane = [&](const Vec3& point_B, double held) {
-          points.push_back(
-              {plane.body, other.body,
-               std::make_shared<PointOnPlane>(plane.center_B, plane.normal_B, point_B, true),
-               held});
-        };
-        switch (other.type) {
-          case Type::kSphere:
-            on_plane(other.center_B, other.radius);
-            break;
-          case Type::kCapsule:
-            on_plane(other.center_B - other.half_length * other.axis_B, other.radius);
-            on_plane(other.center_B + other.half_length * other.axis_B, other.radius);
-            break;
-          case Type::kBox:
-            for (int k = 0; k < 8; ++k) {
-              const Vec3 corner((k & 1) ? 1.0 : -1.0, (k & 2) ? 1.0 : -1.0, (k & 4) ? 1.0 : -1.0);
-              on_plane(other.center_B + other.half_extents.cwiseProduct(corner), 0.0);
-            }
-            break;
-          case Type::kPlane:
-            break;  // rejected by Model::add_shape_contact
-        }
-      }
-    }
+    const std::vector<ShapeContactPoint> points = shape_contact_points(
+        model.shapes(), model.body_index(contact.body_a), model.body_index(contact.body_b));
     for (std::size_t p = 0; p < points.size(); ++p) {
       ContactSide side;
       side.name = points.size() == 1 ? contact.name : fmt::format("{}.p{}", contact.name, p);
@@ -248,9 +197,12 @@ namespace {
 // With A = D_E M^-1 D_E^T (pseudo-inverse: dependent rows are harmless)
 // and P = M^-1 - M^-1 D_E^T A^+ D_E M^-1 (the mass-weighted projector onto
 // the motions E allows), W = G P G^T, q = G x_f - c, G = s D_C.
+// The equality rows' multipliers l_E (least-norm where E is dependent) are
+// returned too: a side held closed through an impact is one of them.
 struct CondensedSolution {
   VecX x;
   VecX z;
+  VecX l_E;
   internal::LcpSolution lcp;
 };
 
@@ -259,10 +211,10 @@ CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& 
   CondensedSolution out;
   VecX xf = x0;
   MatX P = Minv;
+  const MatX MinvDEt = Minv * DE.transpose();
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;
   if (DE.rows() > 0) {
-    const MatX MinvDEt = Minv * DE.transpose();
-    const MatX A = DE * MinvDEt;
-    const Eigen::CompleteOrthogonalDecomposition<MatX> cod(A);
+    cod.compute(DE * MinvDEt);
     xf += MinvDEt * cod.solve(rE - DE * x0);
     P -= MinvDEt * cod.solve(MinvDEt.transpose());
   }
@@ -272,6 +224,10 @@ CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& 
   out.lcp = internal::solve_lcp(W, q);
   out.z = out.lcp.z;
   out.x = out.lcp.solved ? VecX(xf + PGt * out.z) : xf;
+  // A l_E = r_E - D_E (x0 + M^-1 G^T z)
+  out.l_E = DE.rows() > 0 && out.lcp.solved
+                ? VecX(cod.solve(rE - DE * (x0 + Minv * (G.transpose() * out.z))))
+                : VecX::Zero(DE.rows());
   return out;
 }
 
@@ -368,8 +324,15 @@ static DenseRows dense_rows(const System::Impl& s, std::span<const int> sides) {
     d.contact_rows.push_back(r);
     is_contact[static_cast<std::size_t>(r)] = 1;
   }
+  // a closed side outside the problem (held through an impact) is an
+  // equality row even where the structure dropped it as dependent: it may
+  // depend on a side of the problem, whose rate the problem decides
+  std::vector<char> is_hold(s.rows.size(), 0);
+  for (int k = 0; k < static_cast<int>(s.contact_sides.size()); ++k)
+    if (const int r = s.contact_row(k); r >= 0) is_hold[static_cast<std::size_t>(r)] = 1;
   for (std::size_t r = 0; r < s.rows.size(); ++r)
-    if (is_contact[r] == 0 && s.dropped[r] == 0) d.equality_rows.push_back(static_cast<int>(r));
+    if (is_contact[r] == 0 && (s.dropped[r] == 0 || is_hold[r] != 0))
+      d.equality_rows.push_back(static_cast<int>(r));
   auto row_of = [&](int r, Eigen::Ref<VecX> out) {
     out.setZero();
     const internal::RowBodies& rb = s.row_bodies[static_cast<std::size_t>(r)];
@@ -400,11 +363,21 @@ static std::string side_list(const System& system, std::span<const int> sides) {
 }
 
 System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const int> sides,
-                                             std::span<const double> restitution) {
+                                             std::span<const double> restitution,
+                                             std::span<const char> held) {
   Impl& s = *impl_;
   for (const int k : sides) set_contact_closed(k, true);
   s.refresh_contact_structure(t, y);
-  const DenseRows d = dense_rows(s, sides);
+  // the sides of the LCP; a held side's row stays among the equality rows
+  std::vector<int> free_sides;
+  std::vector<std::size_t> free_index;
+  for (std::size_t i = 0; i < sides.size(); ++i)
+    if (held.empty() || held[i] == 0) {
+      free_sides.push_back(sides[i]);
+      free_index.push_back(i);
+    }
+  const DenseRows all = dense_rows(s, sides);  // the gap rates of every side
+  const DenseRows d = dense_rows(s, free_sides);
   const int nv = 6 * s.n;
   VecX u1(nv);
   for (int b = 0; b < s.n; ++b) u1.segment<6>(6 * b) = s.layout.body_velocity(y, b);
@@ -413,30 +386,44 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   VecX rE(d.DE.rows());
   for (std::size_t i = 0; i < d.equality_rows.size(); ++i)
     rE(static_cast<Eigen::Index>(i)) = s.rows[static_cast<std::size_t>(d.equality_rows[i])].target;
-  const VecX g1 = d.G * u1;
-  VecX c(g1.size());
-  for (Eigen::Index i = 0; i < g1.size(); ++i) {
-    const double e = restitution.empty() ? contact_restitution(sides[static_cast<std::size_t>(i)])
-                                         : restitution[static_cast<std::size_t>(i)];
-    c(i) = -e * std::min(g1(i), 0.0);  // Newton: g'+ >= -e g'-
+  const VecX g1 = all.G * u1;
+  VecX c(static_cast<Eigen::Index>(free_sides.size()));
+  for (std::size_t j = 0; j < free_sides.size(); ++j) {
+    const std::size_t i = free_index[j];
+    const double e = restitution.empty() ? contact_restitution(sides[i]) : restitution[i];
+    // Newton: g'+ >= -e g'-
+    c(static_cast<Eigen::Index>(j)) = -e * std::min(g1(static_cast<Eigen::Index>(i)), 0.0);
   }
   const CondensedSolution sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, u1);
   if (!sol.lcp.solved)
-    throw SimulationError(t, fmt::format("the impact of contact(s) {} has no solution (the "
-                                         "complementarity problem failed, error {:.3g})",
-                                         side_list(*this, sides), sol.lcp.error));
+    throw SimulationError(
+        t, fmt::format("the impact of contact(s) {} has no solution: no normal impulses >= 0 "
+                       "give every gap its rebound while the joints and drivers hold (something "
+                       "prescribes a motion into the contact; complementarity error {:.3g})",
+                       side_list(*this, sides), sol.lcp.error));
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
   s.compute_kinematics(t, y);
   result.kinetic_after = s.kinetic_energy();
-  const VecX g2 = d.G * sol.x;
+  const VecX g2 = all.G * sol.x;
   s.last_contact_impact_time = t;
   std::fill(s.contact_impulses.begin(), s.contact_impulses.end(), 0.0);
+  result.impulse.assign(sides.size(), 0.0);
+  for (std::size_t j = 0; j < free_sides.size(); ++j)
+    result.impulse[free_index[j]] = sol.z(static_cast<Eigen::Index>(j));
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    if (held.empty() || held[i] == 0) continue;
+    // a held side's impulse: its row's multiplier (0 for a dependent row)
+    const int row = s.contact_row(sides[i]);
+    const auto at = std::find(d.equality_rows.begin(), d.equality_rows.end(), row);
+    if (at != d.equality_rows.end())
+      result.impulse[i] = s.contact_sides[static_cast<std::size_t>(sides[i])].sign *
+                          sol.l_E(static_cast<Eigen::Index>(at - d.equality_rows.begin()));
+  }
   for (std::size_t i = 0; i < sides.size(); ++i) {
     const auto ii = static_cast<Eigen::Index>(i);
-    result.impulse.push_back(sol.z(ii));
     result.rate_before.push_back(g1(ii));
     result.rate_after.push_back(g2(ii));
-    s.contact_impulses[static_cast<std::size_t>(sides[i])] = sol.z(ii);
+    s.contact_impulses[static_cast<std::size_t>(sides[i])] = result.impulse[i];
   }
   // what the impulses took (Carnot's loss for e = 0; none for e = 1)
   const double loss = result.kinetic_before - result.kinetic_after;
@@ -447,7 +434,8 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   return result;
 }
 
-std::vector<double> System::contact_forces(double t, const VecX& y, std::span<const int> sides) {
+std::vector<double> System::contact_forces(double t, const VecX& y, std::span<const int> sides,
+                                           std::vector<double>* gap_accelerations) {
   Impl& s = *impl_;
   for (const int k : sides) set_contact_closed(k, true);
   s.refresh_contact_structure(t, y);
@@ -481,6 +469,8 @@ std::vector<double> System::contact_forces(double t, const VecX& y, std::span<co
     throw SimulationError(t, fmt::format("the contact forces of {} have no solution (the "
                                          "complementarity problem failed, error {:.3g})",
                                          side_list(*this, sides), sol.lcp.error));
+  if (gap_accelerations != nullptr)
+    gap_accelerations->assign(sol.lcp.w.data(), sol.lcp.w.data() + sol.lcp.w.size());
   return {sol.z.data(), sol.z.data() + sol.z.size()};
 }
 

@@ -180,6 +180,9 @@ class Model {
   /// Adds a contact between the shapes of two bodies: different bodies, not
   /// both the ground, each with a shape, pairs of supported types.
   void add_shape_contact(ShapeContact contact);
+  /// The checks of add_shape_contact without adding it (a compliant contact
+  /// between shapes is a force element on the same contact points).
+  void check_shape_contact(const ShapeContact& contact) const;
   void add_driver(Driver driver);
   /// Adds an event. Its name is an identifier, or "<element>.<what>" for
   /// events generated from an element's switching keys (until, after, ...).

@@ -303,7 +303,10 @@ class System final : public MechanicalSystem {
   /// row: u2 = u1 + M^-1 D^T p, equality rows D_E u2 = h_E, and per side
   ///   0 <= P_k  _|_  g'_k(u2) + e_k min(g'_k(u1), 0) >= 0,
   /// an LCP solved by siconos-numerics (Lemke). `restitution` overrides e
-  /// per side (empty: the contacts' own). Positions do not change; the loss
+  /// per side (empty: the contacts' own). A side with `held` set is held
+  /// closed through the impact instead (g'_k(u2) = 0, an equality row: the
+  /// end of an accumulation of impacts, docs/theory/contact.md); its
+  /// impulse is that row's multiplier. Positions do not change; the loss
   /// is booked in the energy audit. Returns the normal impulses P_k and the
   /// gap rates before and after. Throws SimulationError naming the sides if
   /// the LCP has no solution.
@@ -313,12 +316,15 @@ class System final : public MechanicalSystem {
     double kinetic_after = 0.0;
   };
   ContactImpact contact_impact(double t, VecX& y, std::span<const int> sides,
-                               std::span<const double> restitution = {});
+                               std::span<const double> restitution = {},
+                               std::span<const char> held = {});
   /// The contact problem at acceleration level over `sides`, closed for it
   /// (with every active equality row): 0 <= N_k _|_ g''_k >= 0. Returns the
   /// normal forces N_k (an LCP by siconos-numerics); a side with N_k = 0
   /// leaves the contact. Throws SimulationError if there is no solution.
-  std::vector<double> contact_forces(double t, const VecX& y, std::span<const int> sides);
+  /// `gap_accelerations`, if given, receives g''_k (zero where N_k > 0).
+  std::vector<double> contact_forces(double t, const VecX& y, std::span<const int> sides,
+                                     std::vector<double>* gap_accelerations = nullptr);
 
   // --- reports --------------------------------------------------------------
   /// Analyses the current structure at state y (rank, redundancy, condition).

@@ -8,6 +8,12 @@ namespace {
 // Time scale [s] turning the gap rate into a gap in the open side's
 // switching function (value()).
 constexpr double kRateTime = 1.0;
+// A gap below -kInside [m or rad] is inside the contact, not round-off or a
+// hold row's drift (also the start's test).
+constexpr double kInside = 1e-9;
+// Relative to the closed sides' total normal force: the round-off a side's
+// normal force may have below zero while it rests (settle_closed).
+constexpr double kPullTolerance = 1e-12;
 // A gap rate this small after the impact is rest (round-off of the LCP).
 bool at_rest(double rate_after, double rate_before) {
   return rate_after <= 1e-12 * std::max(1.0, std::abs(rate_before));
@@ -19,6 +25,7 @@ ContactSwitching::ContactSwitching(System& system, Log log)
   const auto count = static_cast<std::size_t>(system_.contact_side_count());
   g_last_.assign(count, 1.0);
   offset_.assign(count, 0.0);
+  pull_tolerance_.assign(count, 0.0);
   just_switched_.assign(count, 0);
   // the look-ahead's work vectors, sized once: the step loop does not allocate
   rate_ = VecX::Zero(system_.state_size());
@@ -28,27 +35,35 @@ ContactSwitching::ContactSwitching(System& system, Log log)
 std::vector<double> ContactSwitching::saved() const {
   std::vector<double> out = g_last_;
   out.insert(out.end(), offset_.begin(), offset_.end());
+  out.insert(out.end(), pull_tolerance_.begin(), pull_tolerance_.end());
   return out;
 }
 
 void ContactSwitching::restore(const std::vector<double>& saved, int impacts) {
   const std::size_t n = g_last_.size();
   std::copy(saved.begin(), saved.begin() + static_cast<std::ptrdiff_t>(n), g_last_.begin());
-  std::copy(saved.begin() + static_cast<std::ptrdiff_t>(n), saved.end(), offset_.begin());
+  std::copy(saved.begin() + static_cast<std::ptrdiff_t>(n),
+            saved.begin() + static_cast<std::ptrdiff_t>(2 * n), offset_.begin());
+  std::copy(saved.begin() + static_cast<std::ptrdiff_t>(2 * n), saved.end(),
+            pull_tolerance_.begin());
   impacts_ = impacts;
 }
 
 double ContactSwitching::value(int k, double t, const VecX& y) {
   if (system_.contact_closed(k)) {
     system_.evaluate(t, y, Stage::kDynamics);
-    return system_.contact_normal_force(k);
+    return system_.contact_normal_force(k) + pull_tolerance_[static_cast<std::size_t>(k)];
   }
   system_.evaluate(t, y, Stage::kKinematics);
   // while the gap opens, its rate keeps the function positive: the gap
   // itself is round-off there right after a rebound (an angle's 1e-16 rad
-  // beside a flight of microradians); once it closes the gap decides
-  return std::max(system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)],
-                  kRateTime * system_.contact_gap_rate(k));
+  // beside a flight of microradians); once it closes the gap decides. A gap
+  // below zero beyond its round-off is a crossing whatever its rate: a step
+  // may carry a sphere past another's centre, where the distance of the
+  // centres turns back and the gap opens again
+  const double gap = system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)];
+  if (gap < -kInside) return gap;
+  return std::max(gap, kRateTime * system_.contact_gap_rate(k));
 }
 
 // Closed, N = 0 still holds (the contact opens when it would pull); open,
@@ -57,6 +72,14 @@ double ContactSwitching::value(int k, double t, const VecX& y) {
 bool ContactSwitching::crossed(int k, double g) const {
   (void)k;
   return g < 0.0;
+}
+
+double ContactSwitching::lift_off_offset(int k, double t, const VecX& y) {
+  // the gap of a closed side whose row was dropped as dependent (a redundant
+  // set) is not held by the integrator and may have drifted below zero: its
+  // flight starts from there, as after an impact located slightly inside
+  system_.evaluate(t, y, Stage::kKinematics);
+  return std::min(system_.contact_gap(k), 0.0);
 }
 
 void ContactSwitching::remember(double t, const VecX& y) {
@@ -82,13 +105,26 @@ int ContactSwitching::settle_closed(double t, const VecX& y, const char* why) {
   for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
     if (system_.contact_closed(k)) closed.push_back(k);
   if (closed.empty()) return 0;
-  const std::vector<double> normal = system_.contact_forces(t, y, closed);
+  std::vector<double> gap_acceleration;
+  const std::vector<double> normal = system_.contact_forces(t, y, closed, &gap_acceleration);
+  // a side opens when its gap accelerates away (N = 0 < g''); in a redundant
+  // set (a box flat on four corners) the forces are not unique and a side
+  // may take N = 0 with g'' = 0: it stays closed, resting without load
+  double total = 0.0, largest_rate = 0.0;
+  for (std::size_t i = 0; i < closed.size(); ++i) {
+    total += std::abs(normal[i]);
+    largest_rate = std::max(largest_rate, std::abs(gap_acceleration[i]));
+  }
   int opened = 0;
   for (std::size_t i = 0; i < closed.size(); ++i) {
-    if (normal[i] > 0.0) continue;
+    // while closed, the side opens when its force goes below -this: the
+    // integrator's multipliers of a redundant set (dependent rows dropped)
+    // leave a side at zero force plus round-off
+    pull_tolerance_[static_cast<std::size_t>(closed[i])] = kPullTolerance * total;
+    if (normal[i] > 0.0 || !(gap_acceleration[i] > 1e-9 * std::max(1.0, largest_rate))) continue;
     const int k = closed[i];
     system_.set_contact_closed(k, false);
-    offset_[static_cast<std::size_t>(k)] = 0.0;
+    offset_[static_cast<std::size_t>(k)] = lift_off_offset(k, t, y);
     g_last_[static_cast<std::size_t>(k)] = 1e-300;
     just_switched_[static_cast<std::size_t>(k)] = 1;
     log_({t, "contact", system_.contact_side_name(k),
@@ -102,6 +138,7 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
   // one problem over the sides that close, every closed side, and every
   // other open side that touches while approaching (simultaneous impacts)
   std::vector<int> sides;
+  std::vector<char> was_closed;
   system_.evaluate(t, y, Stage::kKinematics);
   for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
     const bool listed = std::find(closing.begin(), closing.end(), k) != closing.end();
@@ -112,39 +149,84 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
     const bool touching =
         rate <= 0.0 && system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)] <=
                            std::max(1e-10 * -rate, system_.contact_gap_resolution(k));
-    if (listed || touching || system_.contact_closed(k)) sides.push_back(k);
-  }
-  const VecX before = y;  // an accumulation redoes the impact from here
-  System::ContactImpact r = system_.contact_impact(t, y, sides);
-  ++impacts_;
-  // Zeno: under a free gap acceleration a < 0 a rebound v lasts 2 v/|a| and
-  // the flights that follow, each e times the one before, sum to
-  // 2 v / (|a| (1 - e)). Below the accumulation time the whole sequence is
-  // one plastic impact: the impact is redone with e = 0 for those sides.
-  std::vector<double> restitution(sides.size());
-  std::vector<double> remaining_time(sides.size(), -1.0);
-  bool accumulation = false;
-  for (std::size_t i = 0; i < sides.size(); ++i) {
-    const int k = sides[i];
-    restitution[i] = system_.contact_restitution(k);
-    if (at_rest(r.rate_after[i], r.rate_before[i]) || restitution[i] >= 1.0) continue;
-    system_.set_contact_closed(k, false);
-    const double a = free_gap_acceleration(k, t, y);
-    if (!(a < 0.0)) continue;
-    const double remaining = 2.0 * r.rate_after[i] / (-a * (1.0 - restitution[i]));
-    // ... or when the next apex, v^2 / (2 |a|), is below what the gap resolves
-    system_.evaluate(t, y, Stage::kKinematics);
-    const double apex = r.rate_after[i] * r.rate_after[i] / (-2.0 * a);
-    if (remaining < system_.contact_accumulation_time(k) ||
-        apex < system_.contact_gap_resolution(k)) {
-      remaining_time[i] = remaining;
-      restitution[i] = 0.0;
-      accumulation = true;
+    if (listed || touching || system_.contact_closed(k)) {
+      sides.push_back(k);
+      was_closed.push_back(system_.contact_closed(k) ? 1 : 0);
     }
   }
-  if (accumulation) {
+  const std::size_t n = sides.size();
+  // Newton's law per side. A side closed before the impact approaches only
+  // at its hold row's drift (g'- = 0 but for round-off): its law gives it no
+  // rebound, e = 0 (else e times the drift reopens it for a flight of 1e-11 s)
+  std::vector<double> restitution(n);
+  for (std::size_t i = 0; i < n; ++i)
+    restitution[i] = was_closed[i] != 0 ? 0.0 : system_.contact_restitution(sides[i]);
+  const VecX before = y;  // an accumulation redoes the impact from here
+  System::ContactImpact r = system_.contact_impact(t, y, sides, restitution);
+  ++impacts_;
+  // Zeno, on the set of sides of the impact: under a free gap acceleration
+  // a < 0 a rebound v lasts 2 v/|a|, and the flights that follow, each e
+  // times the one before, sum to T = 2 v / (|a| (1 - e)); a side lifted by
+  // the others' impulses (P = 0, its own law idle) falls back within 2 v/|a|.
+  // A side whose T is below its accumulation time (or whose next apex is
+  // below what the gap resolves) is held closed through the impact: the
+  // impacts that remain, among several sides plastic impacts alternating
+  // from one side to another, converge to the velocity that keeps them all
+  // closed (alternating projections onto the sides' tangent spaces, von
+  // Neumann), with their impulses >= 0 summed. a is taken with every
+  // rebounding side open together, the other sides as the impact left them.
+  // When every gap rate of the impact, before and after, is below what the
+  // free gap accelerations give in the accumulation time (|a| tau), the
+  // whole set accumulates: every rebounding side is held, even one that
+  // would take a small pulling impulse, which is what the other forces
+  // deliver between the remaining impacts (their flights are as short as
+  // those of the impulses' own velocities).
+  std::vector<char> held(n, 0), released(n, 0);
+  std::vector<double> remaining_time(n, -1.0);
+  double impact_speed = 0.0;
+  for (std::size_t i = 0; i < n; ++i)
+    impact_speed = std::max({impact_speed, std::abs(r.rate_before[i]), std::abs(r.rate_after[i])});
+  bool set_accumulates = false;
+  for (std::size_t pass = 0; pass < 2 * n + 2; ++pass) {
+    std::vector<std::size_t> rebounding;
+    for (std::size_t i = 0; i < n; ++i)
+      if (held[i] == 0 && !at_rest(r.rate_after[i], r.rate_before[i])) rebounding.push_back(i);
+    for (const std::size_t i : rebounding) system_.set_contact_closed(sides[i], false);
+    bool more = false;
+    if (pass == 0 && !rebounding.empty()) set_accumulates = true;
+    for (const std::size_t i : rebounding) {
+      const int k = sides[i];
+      const double e = r.impulse[i] > 0.0 ? restitution[i] : 0.0;
+      if (e >= 1.0 || released[i] != 0) continue;
+      const double a = free_gap_acceleration(k, t, y);
+      if (pass == 0 && !(-a * system_.contact_accumulation_time(k) > impact_speed))
+        set_accumulates = false;
+      if (!(a < 0.0)) continue;
+      const double v = r.rate_after[i];
+      const double remaining = 2.0 * v / (-a * (1.0 - e));
+      // ... or when the next apex, v^2 / (2 |a|), is below what the gap resolves
+      system_.evaluate(t, y, Stage::kKinematics);
+      const double apex = v * v / (-2.0 * a);
+      if (remaining < system_.contact_accumulation_time(k) ||
+          apex < system_.contact_gap_resolution(k)) {
+        remaining_time[i] = remaining;
+        held[i] = 1;
+        more = true;
+      }
+    }
+    // a held side that would need a pulling impulse does separate: release it
+    double largest = 0.0;
+    for (const double p : r.impulse) largest = std::max(largest, std::abs(p));
+    for (std::size_t i = 0; i < n; ++i)
+      if (held[i] != 0 && r.impulse[i] < -1e-9 * largest && pass > 0 && !set_accumulates) {
+        held[i] = 0;
+        released[i] = 1;
+        remaining_time[i] = -1.0;
+        more = true;
+      }
+    if (!more) break;
     y = before;
-    r = system_.contact_impact(t, y, sides, restitution);
+    r = system_.contact_impact(t, y, sides, restitution, held);
   }
   int changes = 0;
   for (std::size_t i = 0; i < sides.size(); ++i) {
@@ -199,12 +281,12 @@ int ContactSwitching::apply(double t, VecX& y, bool start) {
     for (int k = 0; k < count; ++k) {
       const double gap = system_.contact_gap(k);
       const double rate = system_.contact_gap_rate(k);
-      if (gap < -1e-9)
+      if (gap < -kInside)
         throw SimulationError(
             t, fmt::format("contact '{}' starts inside its stop (gap {:.6g}); place the bodies "
                            "with a gap >= 0",
                            system_.contact_side_name(k), gap));
-      if (gap > 1e-9) continue;
+      if (gap > kInside) continue;
       (rate < -1e-12 ? hitting : resting).push_back(k);
     }
     if (!hitting.empty()) {
@@ -223,7 +305,7 @@ int ContactSwitching::apply(double t, VecX& y, bool start) {
       if (system_.contact_closed(k)) {
         // the normal force would pull: open it; the others are decided together
         system_.set_contact_closed(k, false);
-        offset_[ki] = 0.0;
+        offset_[ki] = lift_off_offset(k, t, y);
         g_last_[ki] = 1e-300;
         just_switched_[ki] = 1;
         log_({t, "contact", system_.contact_side_name(k),

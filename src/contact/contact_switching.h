@@ -4,7 +4,8 @@
 // positive while its mode persists,
 //   open:    g = max(gap - offset, (1 s) gap rate)
 //            (an impact when the gap reaches zero approaching)
-//   closed:  g = N              (the contact opens when N would pull)
+//   closed:  g = N + tol        (the contact opens when N would pull; tol
+//                                is 1e-12 of the closed sides' total force)
 // whose zero crossings are located on the dense output like event
 // conditions. At an instant the sides that fire are decided together:
 //   1. an impact: one LCP over the sides that close and every closed side
@@ -12,7 +13,8 @@
 //   2. a side that left the impact at rest, or whose remaining flights
 //      would accumulate (Zeno) within its accumulation_time, is closed;
 //   3. the closed sides take part in the contact problem at acceleration
-//      level (System::contact_forces): those with N = 0 open.
+//      level (System::contact_forces): those with N = 0 and
+//      g'' > 0 open (in a redundant set a side may rest with N = 0).
 // `offset` is the gap at the last impact when it was located slightly inside
 // (the root finder brackets the crossing): the next flight starts from zero.
 #pragma once
@@ -56,6 +58,9 @@ class ContactSwitching {
 
  private:
   bool crossed(int k, double g) const;
+  /// The offset of side k opening at (t, y) without an impact: its gap if
+  /// below zero (a drifted dependent row), else 0.
+  double lift_off_offset(int k, double t, const VecX& y);
   /// Gap acceleration of side k a moment after t with the side open.
   double free_gap_acceleration(int k, double t, const VecX& y);
   /// The acceleration-level problem over every closed side: opens the sides
@@ -67,7 +72,8 @@ class ContactSwitching {
   Log log_;
   std::vector<double> g_last_;
   std::vector<double> offset_;
-  std::vector<char> just_switched_;  // in the current instant: keep the side set by apply
+  std::vector<double> pull_tolerance_;  // [N]: a closed side opens below -this
+  std::vector<char> just_switched_;     // in the current instant: keep the side set by apply
   int impacts_ = 0;
   VecX rate_, ahead_;
 };

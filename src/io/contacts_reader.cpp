@@ -4,19 +4,19 @@
 
 #include "../text_util.h"
 #include "ictus/forces/compliant_joint_limit.h"
+#include "ictus/forces/compliant_shape_contact.h"
+#include "ictus/shape_contact_points.h"
 
 namespace ictus::internal {
 
 namespace {
 
-// `law: compliant`: the stop as a force element on the same gap
-// (compliant_joint_limit.h): model, stiffness, and damping given or derived
-// from a wanted restitution at an impact speed.
-void read_compliant(MapReader& r, const JointLimitContact& c, Model& model) {
-  using Law = CompliantJointLimit::Law;
-  CompliantJointLimit::Parameters p;
-  p.lower = c.lower;
-  p.upper = c.upper;
+// `law: compliant`, the law of a compliant contact (compliant_law.h): model,
+// stiffness, and damping given or derived from the wanted `restitution` at
+// an impact speed.
+CompliantLaw read_compliant_law(MapReader& r, double restitution) {
+  using Law = CompliantLaw::Law;
+  CompliantLaw p;
   const std::string kind = r.string("model", "hunt_crossley");
   if (kind == "hunt_crossley") {
     p.law = Law::kHuntCrossley;
@@ -48,10 +48,19 @@ void read_compliant(MapReader& r, const JointLimitContact& c, Model& model) {
       throw ModelError(
           r.context().at(r.get("restitution")), r.element(),
           "a wanted 'restitution' needs the 'impact_speed' [m/s or rad/s] it holds at");
-    p.damping = CompliantJointLimit::hunt_crossley_damping(p.law, c.restitution, p.impact_speed);
+    p.damping = CompliantLaw::hunt_crossley_damping(p.law, restitution, p.impact_speed);
   } else {
     p.damping = r.positive("damping", 0.0, true);
   }
+  return p;
+}
+
+// A compliant stop: a force element on the same gap (compliant_joint_limit.h).
+void read_compliant(MapReader& r, const JointLimitContact& c, Model& model) {
+  CompliantJointLimit::Parameters p;
+  static_cast<CompliantLaw&>(p) = read_compliant_law(r, c.restitution);
+  p.lower = c.lower;
+  p.upper = c.upper;
   using Coordinate = JointLimitContact::Coordinate;
   const int j = model.find_joint(c.joint);
   Coordinate coordinate = c.coordinate;
@@ -130,17 +139,31 @@ void read_shape_contact(MapReader& r, const std::string& name, Model& model) {
       throw ModelError(r.context().at(e), r.element(),
                        fmt::format("restitution must be in [0, 1], got {}", c.restitution));
   }
-  c.accumulation_time = r.positive("accumulation_time", c.accumulation_time);
   const std::string law = r.string("law", "impulsive");
-  if (law != "impulsive")
+  if (law != "impulsive" && law != "compliant")
     throw ModelError(r.context().at(r.get("law")), r.element(),
-                     fmt::format("contacts between shapes are 'impulsive' so far, got '{}'", law));
-  try {
-    model.add_shape_contact(std::move(c));
-  } catch (const ModelError& e) {
-    // the bodies, their shapes or their pairing: point at 'between'
-    throw ModelError(r.context().at(between), e.element(), e.detail());
+                     fmt::format("'law' is 'impulsive' or 'compliant', got '{}'", law));
+  // the bodies, their shapes or their pairing: errors point at 'between'
+  auto at_between = [&](auto&& add) {
+    try {
+      add();
+    } catch (const ModelError& e) {
+      throw ModelError(r.context().at(between), e.element(), e.detail());
+    }
+  };
+  if (law == "compliant") {
+    // a force element on the impulsive contact's points and gaps
+    at_between([&] { model.check_shape_contact(c); });
+    const CompliantLaw compliant = read_compliant_law(r, c.restitution);
+    model.add_force(std::make_unique<CompliantShapeContact>(
+        c.name,
+        shape_contact_points(model.shapes(), model.body_index(c.body_a),
+                             model.body_index(c.body_b)),
+        compliant, c.where));
+    return;
   }
+  c.accumulation_time = r.positive("accumulation_time", c.accumulation_time);
+  at_between([&] { model.add_shape_contact(std::move(c)); });
 }
 
 }  // namespace

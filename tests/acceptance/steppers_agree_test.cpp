@@ -55,8 +55,14 @@ const std::vector<Method>& methods() {
 // Hunt-Crossley stop whose damping vanishes with the penetration, so every
 // method leaves its own undamped ringing at 7e4 rad/s in the velocities
 // (contact_compliant_test.cpp checks it against the reference instead).
+// examples/box_tilted rocks from corner to corner through accumulations of
+// impacts, each cut off where its remaining flights end within 1e-6 s: where
+// the next rock starts depends on the step, and the steppers take 62 to 209
+// impacts to settle it (contact_shapes_test.cpp checks the example).
 bool skipped(const std::string& example, const std::string& method) {
-  if (example == "tests/models/stiff_chain" || example == "examples/piston_compliant") return true;
+  if (example == "tests/models/stiff_chain" || example == "examples/piston_compliant" ||
+      example == "examples/box_tilted")
+    return true;
   static const std::vector<std::pair<std::string, std::string>> pairs = {
       {"examples/piston_stiff", "rk4"},
       {"examples/piston_stiff", "newmark"},
