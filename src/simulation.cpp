@@ -603,7 +603,7 @@ void Simulation::advance(double target) {
       y_ = stepper_->y();
       if (s.stabilisation.projection &&
           system_.project(t1, y_, s.stabilisation.projection_tolerance))
-        stepper_->reset(t1, y_);
+        stepper_->continue_corrected(t1, y_);
       t_ = t1;
       if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
       log_warnings();  // also those of an accepted step that changed nothing

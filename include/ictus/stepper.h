@@ -75,6 +75,11 @@ class Stepper {
   /// Starts, or restarts after a discontinuity, at (t, y). Sizes the work
   /// vectors on the first call (later resets of the same size do not allocate).
   virtual void reset(double t, const VecX& y) = 0;
+  /// Continues at (t, y) after a small correction of the state at the end
+  /// of the last step (a projection onto the constraints): not a
+  /// discontinuity, so a stepper may keep its step size and error history.
+  /// By default a full reset.
+  virtual void continue_corrected(double t, const VecX& y) { reset(t, y); }
   /// Advances by one accepted step that does not pass `t_limit`. Throws
   /// SimulationError when the step size underflows or Newton fails.
   virtual void step(double t_limit) = 0;

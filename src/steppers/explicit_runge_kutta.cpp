@@ -124,6 +124,25 @@ void ExplicitRungeKutta::reset(double t, const VecX& y) {
   rejected_last_ = false;
 }
 
+// A projection moved y by about the tolerance of the constraints: the last
+// step's size and error history still describe the solution, so the next
+// step keeps them (a reset would restart from Hairer's initial guess, far
+// shorter than a fifth-order step, at every projection). Only the first
+// stage is evaluated again at the corrected state; the dense output of the
+// last step is kept (it interpolates the uncorrected solution, within the
+// correction).
+void ExplicitRungeKutta::continue_corrected(double t, const VecX& y) {
+  if (y.size() != y_.size() || t != t_) {
+    reset(t, y);
+    return;
+  }
+  y_ = y;
+  base_ = y;
+  z0_.head(nv_).setZero();
+  z0_.tail(nv_ + layout_.audit) = y.tail(nv_ + layout_.audit);
+  rates(t_, z0_, k_[0]);
+}
+
 double ExplicitRungeKutta::error_norm(double h) const {
   // dopri5: RMS, rkf45: max norm, of the error over the positions and
   // velocities relative to atol + rtol * |value|; the audit entries are

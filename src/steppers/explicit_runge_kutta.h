@@ -32,6 +32,7 @@ class ExplicitRungeKutta final : public Stepper {
 
   std::string_view name() const override;
   void reset(double t, const VecX& y) override;
+  void continue_corrected(double t, const VecX& y) override;
   void step(double t_limit) override;
   void interpolate(double tt, Eigen::Ref<VecX> out) const override;
   double restart_memory() const override { return h_last_; }
