@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,8 +92,9 @@ struct Optimization {
 };
 
 struct Study {
-  std::string source;        ///< the study file
-  std::string model_path;    ///< resolved against the study file's directory
+  std::string source;      ///< the study file
+  std::string model_path;  ///< resolved against the study file's directory
+  SourceLocation model_where;
   ParameterOverrides fixed;  ///< `set:` (the same for every case)
   std::vector<StudyParameter> parameters;
   Sampling sampling = Sampling::kGrid;
@@ -133,17 +135,25 @@ struct CaseResult {
 
 /// Runs cases of one study. Built once (reads the model file, checks the
 /// study's parameters, channels and events against it: ModelError at the
-/// study's entry); `run` is const and thread-safe: every case loads the
-/// model text held in memory with its parameter values and runs it.
+/// study's entry); `run` is const and thread-safe. Where the study varies
+/// only parameters that the model's formulas of time and state read (a load
+/// amplitude in `value: A*sin(w*t)`), the model is parsed once and every case
+/// copies it with its values; where it varies one that reading the file
+/// consumes (a mass, a stiffness: numbers of the elements), every case loads
+/// the model text held in memory with its values.
 class StudyRunner {
  public:
   explicit StudyRunner(const Study& study);
   CaseResult run(const Case& c) const;
   const Study& study() const { return study_; }
+  /// The cases share one parsed Model (only formula parameters vary).
+  bool shares_parsed_model() const { return parsed_ != nullptr; }
 
  private:
+  Model case_model(const Case& c) const;
   Study study_;
   std::string model_text_;
+  std::shared_ptr<const Model> parsed_;
 };
 
 struct SweepOptions {

@@ -309,12 +309,14 @@ Study parse_study(const std::string& text, const std::string& source_name) {
   study.source = source_name;
   try {
     MapReader top(root, ctx, "study");
+    top.finish(kTopKeys);  // a misspelt key before the keys it misses
     if (const YAML::Node v = top.get("ictus_study"))
       if (internal::read_number(v, ctx, "study", "ictus_study") != 1.0)
         throw ModelError(ctx.at(v), "study", "this version of ictus reads study format 1");
     (void)top.string("description", "");
     study.model_path =
         resolve_beside(source_name, top.required_string("model", "the model file (YAML)"));
+    study.model_where = ctx.at(top.get("model"));
     if (const YAML::Node set = top.get("set")) {
       if (!set.IsMap())
         throw ModelError(ctx.at(set), "set",

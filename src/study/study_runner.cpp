@@ -9,9 +9,11 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -26,9 +28,12 @@ namespace ictus::study {
 
 namespace {
 
-std::string read_file(const std::string& path) {
+std::string read_model_file(const Study& study) {
+  const std::string& path = study.model_path;
   std::ifstream in(path);
-  if (!in) throw ModelError({path, 0, 0}, "", "cannot open the model file named by the study");
+  if (!in || std::filesystem::is_directory(path))
+    throw ModelError(study.model_where, "model",
+                     fmt::format("cannot open the model file {}", path));
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -79,7 +84,7 @@ std::string parameter_text(double v) {
 }  // namespace
 
 StudyRunner::StudyRunner(const Study& study) : study_(study) {
-  model_text_ = read_file(study_.model_path);
+  model_text_ = read_model_file(study_);
   // names first, against the file as written, so that an unknown one is
   // reported at the study's entry (not as a failing case)
   const Model plain = parse_model(model_text_, study_.model_path);
@@ -99,7 +104,18 @@ StudyRunner::StudyRunner(const Study& study) : study_(study) {
   for (const StudyParameter& p : study_.parameters)
     check_parameter(p.name, p.where, fmt::format("parameter '{}'", p.name));
 
-  const Model model = parse_model(model_text_, study_.model_path, study_.fixed);
+  // which parameters reading the file consumes (numbers of elements), as
+  // opposed to those only the formulas of time and state read
+  std::set<std::string, std::less<>> consumed;
+  Model model;
+  {
+    const ictus::internal::ParameterUseRecorder recorder;
+    model = parse_model(model_text_, study_.model_path, study_.fixed);
+    consumed = recorder.names();
+  }
+  if (std::none_of(study_.parameters.begin(), study_.parameters.end(),
+                   [&](const StudyParameter& p) { return consumed.count(p.name) != 0; }))
+    parsed_ = std::make_shared<const Model>(model);
   const System system(model);
   std::vector<std::string> channels;
   for (int k = 0; k < system.channel_count(); ++k) channels.push_back(system.channel_info(k).name);
@@ -124,6 +140,19 @@ StudyRunner::StudyRunner(const Study& study) : study_(study) {
   for (const Metric& m : study_.metrics) (void)window_end(m.scale, m.scale_where, model, m, 1.0);
 }
 
+Model StudyRunner::case_model(const Case& c) const {
+  if (parsed_ != nullptr) {
+    Model model = *parsed_;
+    for (std::size_t i = 0; i < study_.parameters.size(); ++i)
+      model.set_parameter(study_.parameters[i].name, c.values[i]);
+    return model;
+  }
+  ParameterOverrides overrides = study_.fixed;
+  for (std::size_t i = 0; i < study_.parameters.size(); ++i)
+    overrides.emplace_back(study_.parameters[i].name, parameter_text(c.values[i]));
+  return parse_model(model_text_, study_.model_path, overrides);
+}
+
 CaseResult StudyRunner::run(const Case& c) const {
   const auto started = std::chrono::steady_clock::now();
   CaseResult r;
@@ -131,10 +160,7 @@ CaseResult StudyRunner::run(const Case& c) const {
   r.parameters = c.values;
   r.metrics.assign(study_.metrics.size(), std::nan(""));
   try {
-    ParameterOverrides overrides = study_.fixed;
-    for (std::size_t i = 0; i < study_.parameters.size(); ++i)
-      overrides.emplace_back(study_.parameters[i].name, parameter_text(c.values[i]));
-    const Model model = parse_model(model_text_, study_.model_path, overrides);
+    const Model model = case_model(c);
     const std::vector<SummaryPeak> peaks = peaks_of(study_.metrics, model);
     Simulation simulation(model);
     simulation.keep_event_log(false);

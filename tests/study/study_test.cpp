@@ -179,6 +179,45 @@ TEST(StudyRunner, ImpossibleParameterIsAFailedRow) {
   EXPECT_EQ(back2->metrics, rows[2].metrics);
 }
 
+// Only formula parameters vary (g appears only in the pulse's formula of
+// time): the cases share one parsed model, and measure what runs of the
+// model loaded with those values measure, bit for bit. Varying a number of
+// an element (K, the stiffness) loads the model for every case.
+TEST(StudyRunner, FormulaParametersShareTheParsedModel) {
+  const Study s = suspension_study(R"(
+parameters:
+  g: [9.81, 4.905, 1.5]
+metrics:
+  u: {channel: guide.x, extremum: abs}
+  a: {channel: block.az, extremum: min, from: 0, to: Tp}
+  e: energy_lost
+)");
+  const StudyRunner runner(s);
+  EXPECT_TRUE(runner.shares_parsed_model());
+  for (const Case& c : study_cases(s)) {
+    const CaseResult r = runner.run(c);
+    ASSERT_TRUE(r.ok) << r.error;
+    const Model model = load_model(kSuspension, {{"g", fmt::format("{}", c.values[0])}});
+    Simulation simulation(model);
+    Summary summary(
+        {}, {{"guide.x", SummaryPeak::Kind::kLargestMagnitude, -INFINITY, INFINITY, "u", {}},
+             {"block.az", SummaryPeak::Kind::kMinimum, 0.0, M_PI / 10.0, "a", {}}});
+    simulation.add_observer(summary);
+    (void)simulation.run();
+    EXPECT_EQ(r.metrics[0], summary.peaks()[0].value) << "g = " << c.values[0];
+    EXPECT_EQ(r.metrics[1], summary.peaks()[1].value) << "g = " << c.values[0];
+    EXPECT_EQ(r.metrics[2], simulation.system().channel_value(
+                                simulation.system().find_channel("energy.dissipated")));
+  }
+  EXPECT_FALSE(
+      StudyRunner(suspension_study("parameters:\n  K: [1]\nmetrics:\n  u: {channel: guide.x}\n"))
+          .shares_parsed_model());
+  // a parameter another parameter is computed from is read with the file
+  EXPECT_FALSE(
+      StudyRunner(suspension_study("parameters:\n  m: [1]\nmetrics:\n  u: {channel: guide.x}\n"))
+          .shares_parsed_model());
+}
+
 // Values at an event and at the end, the event's time, the energy lost:
 // against a recorded single run (the samples just before and after the end
 // of the pulse, the last sample).
