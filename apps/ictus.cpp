@@ -371,6 +371,9 @@ int main(int argc, char** argv) {
       ->required();
   optimize->add_option("--out", optimize_opt.out,
                        "the history CSV (default: the study's 'optimize: history:')");
+  optimize->add_option("--threads", optimize_opt.threads,
+                       "threads for the starts of a multi-start (default: the study's "
+                       "'threads:', 0: every core)");
   optimize->add_flag("--quiet", optimize_opt.quiet, "print nothing but errors");
 
   try {

@@ -85,7 +85,7 @@ struct Optimization {
   std::string algorithm = "cobyla";  ///< cobyla (local), isres or direct (global)
   double xtol_rel = 1e-4;
   int max_evaluations = 200;
-  int population = 0;         ///< isres: evaluations per generation (0: NLopt's default)
+  int starts = 1;  ///< independent runs of the method, from `start` and a Latin hypercube
   std::vector<double> start;  ///< per parameter; empty: the middle of the ranges
   std::string history;        ///< CSV of every evaluation (resolved path)
   SourceLocation where;
@@ -198,8 +198,9 @@ struct OptimizationResult {
 
 /// Minimises the study's objective over the parameter ranges (NLopt), with
 /// the constraints as inequality constraints; every evaluation is a run.
-/// ISRES evaluates each generation's population on `threads` threads;
-/// COBYLA and DIRECT are sequential. `on_evaluation` sees each in order.
+/// NLopt's methods ask for one point at a time: the `starts` independent
+/// runs (a multi-start) go on `threads` threads at once (0: every core).
+/// `on_evaluation` sees each evaluation as it ends (under a lock).
 OptimizationResult optimize_study(const StudyRunner& runner, int threads,
                                   const std::function<void(const Evaluation&)>& on_evaluation);
 

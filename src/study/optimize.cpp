@@ -6,9 +6,13 @@
 // relative to the ranges.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <nlopt.hpp>
+#include <thread>
 
 #include "ictus/study.h"
 
@@ -25,10 +29,21 @@ nlopt::algorithm algorithm_of(const std::string& name) {
   return nlopt::LN_COBYLA;
 }
 
+// What the starts of an optimisation share: the count and the best
+// evaluation, and the report of each evaluation (in the order they end).
+struct SharedProgress {
+  std::mutex mutex;
+  int count = 0;
+  std::optional<Evaluation> best;
+  const std::function<void(const Evaluation&)>* report = nullptr;
+  double sign = 1.0;  // -1: maximise
+};
+
+// The objective and constraints of one start (one NLopt run), each point run once.
 class Objective {
  public:
-  Objective(const StudyRunner& runner, const std::function<void(const Evaluation&)>& report)
-      : runner_(runner), study_(runner.study()), report_(report) {
+  Objective(const StudyRunner& runner, SharedProgress& shared)
+      : runner_(runner), study_(runner.study()), shared_(shared) {
     for (std::size_t k = 0; k < study_.metrics.size(); ++k) {
       if (study_.metrics[k].name == study_.optimize.objective) objective_ = k;
       for (const MetricConstraint& c : study_.optimize.constraints)
@@ -51,16 +66,22 @@ class Objective {
     auto it = cache_.find(u);
     if (it != cache_.end()) return it->second;
     Evaluation e;
-    e.number = ++count_;
-    e.result = runner_.run({e.number - 1, parameters(u)});
+    e.result = runner_.run({0, parameters(u)});
     e.feasible = e.result.ok && std::isfinite(e.result.metrics[objective_]);
     if (e.feasible) {
       e.objective = e.result.metrics[objective_];
       for (std::size_t c = 0; c < constrained_.size(); ++c)
         if (violation(e, c) > 0.0) e.feasible = false;
     }
-    if (e.feasible && (!best_ || sign() * e.objective < sign() * best_->objective)) best_ = e;
-    if (report_) report_(e);
+    {
+      const std::lock_guard<std::mutex> lock(shared_.mutex);
+      e.number = ++shared_.count;
+      e.result.index = e.number - 1;
+      if (e.feasible &&
+          (!shared_.best || shared_.sign * e.objective < shared_.sign * shared_.best->objective))
+        shared_.best = e;
+      if (*shared_.report) (*shared_.report)(e);
+    }
     if (cache_.size() > 64) cache_.clear();
     return cache_.emplace(u, e).first->second;
   }
@@ -68,7 +89,7 @@ class Objective {
   double value(const std::vector<double>& u) {
     const Evaluation& e = at(u);
     const double f = e.result.ok ? e.result.metrics[objective_] : std::nan("");
-    return std::isfinite(f) ? sign() * f : kFailedPenalty;
+    return std::isfinite(f) ? shared_.sign * f : kFailedPenalty;
   }
 
   // Constraint c, scaled by its bound: <= 0 where satisfied.
@@ -84,21 +105,16 @@ class Objective {
   double constraint(const std::vector<double>& u, std::size_t c) { return violation(at(u), c); }
 
   std::size_t constraints() const { return constrained_.size(); }
-  const std::optional<Evaluation>& best() const { return best_; }
-  int count() const { return count_; }
 
  private:
-  double sign() const { return study_.optimize.maximize ? -1.0 : 1.0; }
   static double scale(double bound) { return std::abs(bound) > 0.0 ? std::abs(bound) : 1.0; }
 
   const StudyRunner& runner_;
   const Study& study_;
-  const std::function<void(const Evaluation&)>& report_;
+  SharedProgress& shared_;
   std::size_t objective_ = 0;
   std::vector<std::size_t> constrained_;
   std::map<std::vector<double>, Evaluation> cache_;
-  std::optional<Evaluation> best_;
-  int count_ = 0;
 };
 
 struct ConstraintData {
@@ -137,15 +153,14 @@ std::string result_name(nlopt::result r) {
 
 }  // namespace
 
-OptimizationResult optimize_study(const StudyRunner& runner, int /*threads*/,
-                                  const std::function<void(const Evaluation&)>& on_evaluation) {
-  const Study& study = runner.study();
-  const Optimization& o = study.optimize;
-  const std::size_t n = study.parameters.size();
-  if (o.algorithm == "direct" && !o.constraints.empty())
-    throw ModelError(o.where, "optimize",
-                     "DIRECT handles bounds only; with constraints use 'cobyla' or 'isres'");
-  Objective objective(runner, on_evaluation);
+namespace {
+
+// One NLopt run from u (scaled); returns its stop reason.
+std::string optimize_from(const StudyRunner& runner, SharedProgress& shared,
+                          std::vector<double> u) {
+  const Optimization& o = runner.study().optimize;
+  const std::size_t n = u.size();
+  Objective objective(runner, shared);
   nlopt::opt opt(algorithm_of(o.algorithm), static_cast<unsigned>(n));
   opt.set_lower_bounds(std::vector<double>(n, 0.0));
   opt.set_upper_bounds(std::vector<double>(n, 1.0));
@@ -157,29 +172,85 @@ OptimizationResult optimize_study(const StudyRunner& runner, int /*threads*/,
   }
   opt.set_xtol_rel(o.xtol_rel);
   opt.set_maxeval(o.max_evaluations);
-  if (o.population > 0) opt.set_population(static_cast<unsigned>(o.population));
-  std::vector<double> u(n, 0.5);
+  if (o.algorithm == "cobyla") opt.set_initial_step(std::vector<double>(n, 0.25));
+  double f = 0.0;
+  try {
+    return result_name(opt.optimize(u, f));
+  } catch (const nlopt::roundoff_limited&) {
+    return "limited by roundoff";
+  } catch (const std::runtime_error& e) {
+    return fmt::format("NLopt failed: {}", e.what());
+  }
+}
+
+// The starting points, scaled: the given start (or the middle of the
+// ranges), then a Latin hypercube of the others (the study's seed).
+std::vector<std::vector<double>> start_points(const Study& study) {
+  const Optimization& o = study.optimize;
+  const std::size_t n = study.parameters.size();
+  std::vector<double> first(n, 0.5);
   for (std::size_t i = 0; i < n && i < o.start.size(); ++i)
     if (std::isfinite(o.start[i])) {
       const StudyParameter& p = study.parameters[i];
-      u[i] = std::clamp((o.start[i] - p.low) / (p.high - p.low), 0.0, 1.0);
+      first[i] = std::clamp((o.start[i] - p.low) / (p.high - p.low), 0.0, 1.0);
     }
-  if (o.algorithm == "cobyla") opt.set_initial_step(std::vector<double>(n, 0.25));
-  OptimizationResult result;
-  double f = 0.0;
-  try {
-    result.stop_reason = result_name(opt.optimize(u, f));
-  } catch (const nlopt::roundoff_limited&) {
-    result.stop_reason = "limited by roundoff";
-  } catch (const std::runtime_error& e) {
-    result.stop_reason = fmt::format("NLopt failed: {}", e.what());
+  std::vector<std::vector<double>> points{first};
+  if (o.starts > 1) {
+    Study sampled = study;
+    sampled.sampling = Sampling::kLatinHypercube;
+    sampled.samples = o.starts - 1;
+    for (const Case& c : study_cases(sampled)) {
+      std::vector<double> u(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const StudyParameter& p = study.parameters[i];
+        u[i] = (c.values[i] - p.low) / (p.high - p.low);
+      }
+      points.push_back(u);
+    }
   }
-  result.evaluations = objective.count();
-  if (const auto& best = objective.best()) {
+  return points;
+}
+
+}  // namespace
+
+OptimizationResult optimize_study(const StudyRunner& runner, int threads,
+                                  const std::function<void(const Evaluation&)>& on_evaluation) {
+  const Study& study = runner.study();
+  const Optimization& o = study.optimize;
+  if (o.algorithm == "direct" && !o.constraints.empty())
+    throw ModelError(o.where, "optimize",
+                     "DIRECT handles bounds only; with constraints use 'cobyla' or 'isres'");
+  SharedProgress shared;
+  shared.report = &on_evaluation;
+  shared.sign = o.maximize ? -1.0 : 1.0;
+  const std::vector<std::vector<double>> points = start_points(study);
+  std::vector<std::string> reasons(points.size());
+  // the starts are independent NLopt runs: one thread each, as many at once
+  // as there are threads
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k = next++; k < points.size(); k = next++)
+      reasons[k] = optimize_from(runner, shared, points[k]);
+  };
+  const int pool_size =
+      std::clamp(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()), 1,
+                 static_cast<int>(points.size()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < pool_size; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+
+  OptimizationResult result;
+  result.evaluations = shared.count;
+  result.stop_reason = reasons.front();
+  for (std::size_t k = 1; k < reasons.size(); ++k)
+    if (reasons[k] != reasons.front())
+      result.stop_reason += "; start " + std::to_string(k + 1) + ": " + reasons[k];
+  if (shared.best) {
     result.found = true;
-    result.best = best->result.parameters;
-    result.objective = best->objective;
-    result.metrics = best->result.metrics;
+    result.best = shared.best->result.parameters;
+    result.objective = shared.best->objective;
+    result.metrics = shared.best->result.metrics;
   }
   return result;
 }

@@ -233,6 +233,11 @@ void read_optimization(const YAML::Node& node, const FileContext& ctx, Study& st
     throw ModelError(ctx.at(r.get("max_evaluations")), "optimize",
                      "'max_evaluations' must be a whole number >= 1");
   o.max_evaluations = static_cast<int>(evals);
+  const double starts = r.number("starts", 1);
+  if (starts < 1.0 || starts != std::floor(starts) || starts > 10000)
+    throw ModelError(ctx.at(r.get("starts")), "optimize",
+                     "'starts' must be a whole number from 1 to 10000");
+  o.starts = static_cast<int>(starts);
   if (const YAML::Node h = r.get("history")) o.history = resolve_beside(ctx.file, ctx.text(h));
   if (const YAML::Node s = r.get("start")) {
     if (!s.IsMap())

@@ -348,6 +348,16 @@ TEST(SuspensionOptimizeSlow, ConvergesToTheOptimumOfAFineSweep) {
       << "C " << best.best[1] << " against " << grid_best->parameters[1];
   // within the grid's resolution of its objective too
   EXPECT_NEAR(best.objective, grid_best->metrics[0], 0.01 * grid_best->metrics[0]);
+
+  // a multi-start (three COBYLA runs on two threads) finds it too
+  Study multi = s;
+  multi.optimize.starts = 3;
+  const OptimizationResult best3 = optimize_study(StudyRunner(multi), 2, {});
+  ASSERT_TRUE(best3.found) << best3.stop_reason;
+  EXPECT_LE(best3.metrics[1], 0.35);
+  EXPECT_LE(best3.objective, grid_best->metrics[0]);
+  EXPECT_LE(std::abs(best3.best[0] - grid_best->parameters[0]), 25.0);
+  EXPECT_LE(std::abs(best3.best[1] - grid_best->parameters[1]), 2.0);
 }
 
 }  // namespace
