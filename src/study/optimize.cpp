@@ -1,7 +1,7 @@
 // Optimisation over the study's parameter ranges with NLopt: COBYLA (Powell
 // 1994, local, derivative-free, with inequality constraints), ISRES
-// (Runarsson and Yao 2005, global, with inequality constraints) or DIRECT
-// (Jones et al. 1993, global, bounds only). Every evaluation is a run of the
+// (Runarsson and Yao 2005, global, with inequality constraints) or DIRECT-L
+// (Gablonsky and Kelley 2001, global, bounds only). Every evaluation is a run of the
 // model; the variables are scaled to [0, 1] so that the methods' steps are
 // relative to the ranges.
 #include <fmt/format.h>
@@ -173,6 +173,8 @@ std::string optimize_from(const StudyRunner& runner, SharedProgress& shared,
   opt.set_xtol_rel(o.xtol_rel);
   opt.set_maxeval(o.max_evaluations);
   if (o.algorithm == "cobyla") opt.set_initial_step(std::vector<double>(n, 0.25));
+  // ISRES draws from NLopt's generator: seeded, the same run every time
+  if (o.algorithm == "isres") nlopt::srand(runner.study().seed);
   double f = 0.0;
   try {
     return result_name(opt.optimize(u, f));
@@ -220,6 +222,10 @@ OptimizationResult optimize_study(const StudyRunner& runner, int threads,
   if (o.algorithm == "direct" && !o.constraints.empty())
     throw ModelError(o.where, "optimize",
                      "DIRECT handles bounds only; with constraints use 'cobyla' or 'isres'");
+  if (o.algorithm != "cobyla" && o.starts > 1)
+    throw ModelError(o.where, "optimize",
+                     "'starts' (a multi-start) is for the local method, cobyla; the global "
+                     "methods search the whole ranges from one start");
   SharedProgress shared;
   shared.report = &on_evaluation;
   shared.sign = o.maximize ? -1.0 : 1.0;
