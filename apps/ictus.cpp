@@ -22,6 +22,7 @@
 #include "report/report_command.h"
 #include "run_command.h"
 #include "spectrum_command.h"
+#include "study/sweep_command.h"
 #include "version.h"
 
 namespace {
@@ -355,6 +356,26 @@ int main(int argc, char** argv) {
   report->add_option("directory", report_opt.directory, "the run's output directory (--out)")
       ->required();
 
+  ictus::cli::StudyCommandOptions sweep_opt;
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "run the cases of a study (parameters, metrics) into one CSV (docs/studies.md)");
+  sweep->add_option("study", sweep_opt.study_path, "study file (YAML)")->required();
+  sweep->add_option("--out", sweep_opt.out, "the CSV (default: the study's 'output:')");
+  sweep->add_option("--threads", sweep_opt.threads,
+                    "threads (default: the study's 'threads:', 0: every core)");
+  sweep->add_flag("--quiet", sweep_opt.quiet, "print nothing but errors");
+  ictus::cli::StudyCommandOptions optimize_opt;
+  CLI::App* optimize = app.add_subcommand(
+      "optimize", "minimise a metric of a study under constraints (NLopt; docs/studies.md)");
+  optimize->add_option("study", optimize_opt.study_path, "study file (YAML) with 'optimize:'")
+      ->required();
+  optimize->add_option("--out", optimize_opt.out,
+                       "the history CSV (default: the study's 'optimize: history:')");
+  optimize->add_option("--threads", optimize_opt.threads,
+                       "threads for the starts of a multi-start (default: the study's "
+                       "'threads:', 0: every core)");
+  optimize->add_flag("--quiet", optimize_opt.quiet, "print nothing but errors");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -362,6 +383,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitRefused;
   }
   if (run->parsed()) common.model_path = run_opt.model_path;
+  if (sweep->parsed()) common.model_path = sweep_opt.study_path;
+  if (optimize->parsed()) common.model_path = optimize_opt.study_path;
   try {
     run_opt.given = {run->count("--until") > 0, run->count("--integrator") > 0,
                      run->count("--rtol") > 0,  run->count("--atol") > 0,
@@ -374,6 +397,8 @@ int main(int argc, char** argv) {
     if (modes->parsed()) return command_modes(common, analysis_opt);
     if (spectrum->parsed()) return ictus::cli::command_spectrum(spectrum_opt);
     if (report->parsed()) return ictus::cli::command_report(report_opt);
+    if (sweep->parsed()) return ictus::cli::command_sweep(sweep_opt);
+    if (optimize->parsed()) return ictus::cli::command_optimize(optimize_opt);
   } catch (const ictus::ModelError& e) {
     std::fflush(stdout);
     if (e.where().known()) {

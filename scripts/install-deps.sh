@@ -4,6 +4,8 @@ set -euo pipefail
 packages=(build-essential cmake libeigen3-dev libyaml-cpp-dev libmuparser-dev libcli11-dev
           libfmt-dev libgtest-dev libbenchmark-dev libsundials-dev
           libsuitesparse-dev libssl-dev nlohmann-json3-dev libsiconos-numerics-dev
+          libnlopt-cxx-dev  # ictus optimize (docs/studies.md)
+          libopenmpi-dev openmpi-bin  # sweeps across MPI ranks (ICTUS_MPI, docs/studies.md)
           python3  # the CLI tests check run.json (json) and resident size (resource)
           clang libclang-rt-14-dev  # the fuzzer (scripts/fuzz.sh): clang and its libFuzzer
           chromium)  # the HTML report's browser tests (tests/report/)

@@ -54,6 +54,9 @@ bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
 
+// The recorder of this thread (ParameterUseRecorder), if one lives.
+thread_local ParameterUseRecorder* parameter_use = nullptr;
+
 // Defines as constants the parameters the text names, and only those: a model
 // with thousands of parameters would otherwise pay for all of them in every
 // formula. A word that is part of a longer name (a channel such as `arm.x`,
@@ -71,13 +74,23 @@ void define_constants(mu::Parser& p, const std::string& text, const ParameterVal
     std::size_t j = i;
     while (j < text.size() && is_word_char(text[j])) ++j;
     if (const auto it = parameters.find(std::string_view(text).substr(i, j - i));
-        it != parameters.end())
+        it != parameters.end()) {
       p.DefineConst(it->first, it->second);
+      if (parameter_use != nullptr) parameter_use->record(it->first);
+    }
     i = j;
   }
 }
 
 }  // namespace
+
+ParameterUseRecorder::ParameterUseRecorder() : previous_(parameter_use) {
+  parameter_use = this;
+}
+
+ParameterUseRecorder::~ParameterUseRecorder() {
+  parameter_use = previous_;
+}
 
 bool is_reserved_name(const std::string& name) {
   static const std::array<const char*, 26> kReserved = {

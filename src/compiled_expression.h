@@ -4,7 +4,9 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ictus/expression.h"
@@ -50,6 +52,25 @@ class CompiledExpression {
   std::unique_ptr<mu::Parser> parser_;
   std::vector<std::string> variables_;
   std::string text_;
+};
+
+/// Records, on this thread while it lives, the parameters that the formulas
+/// compiled meanwhile name: which parameters reading a model file consumes as
+/// constants (the numbers of its elements), unlike the parameters that only
+/// its formulas of time and state read when a System compiles them. A study
+/// shares one parsed Model among cases that change only the latter.
+class ParameterUseRecorder {
+ public:
+  ParameterUseRecorder();
+  ~ParameterUseRecorder();
+  ParameterUseRecorder(const ParameterUseRecorder&) = delete;
+  ParameterUseRecorder& operator=(const ParameterUseRecorder&) = delete;
+  const std::set<std::string, std::less<>>& names() const { return names_; }
+  void record(std::string_view name) { names_.emplace(name); }
+
+ private:
+  std::set<std::string, std::less<>> names_;
+  ParameterUseRecorder* previous_;
 };
 
 /// Evaluates a constant formula (parameters only). Throws ModelError.
