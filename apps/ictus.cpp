@@ -17,6 +17,7 @@
 #include "ictus/model_file.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
+#include "ictus/spectrum_summary.h"
 #include "output_directory.h"
 #include "parameter_overrides.h"
 #include "report/report_command.h"
@@ -68,6 +69,7 @@ int command_check(const CommonOptions& opt) {
   ictus::System& system = simulation.system();
   (void)ictus::select_channels(system, model.settings().outputs);  // outputs that match nothing
   ictus::check_summary_peaks(system, model.settings().peaks);
+  ictus::check_summary_spectra(system, model.settings().spectra);
   const double t0 = model.settings().start;
   const double before = system.position_violation(t0, system.initial_state());
   fmt::print("model '{}' ({})\n", model.name(), opt.model_path);

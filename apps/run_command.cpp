@@ -15,6 +15,7 @@
 #include "ictus/model_file.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
+#include "ictus/spectrum_summary.h"
 #include "interruption.h"
 #include "output_budget.h"
 #include "output_directory.h"
@@ -132,6 +133,7 @@ int command_run(const RunOptions& ro) {
   Simulation simulation(model);
   const std::vector<std::string> channels = select_channels(simulation.system(), s.outputs);
   check_summary_peaks(simulation.system(), s.peaks);
+  check_summary_spectra(simulation.system(), s.spectra);
   const OutputEstimate estimate = estimate_output(s, channels.size());
   // the report's body poses: 7 more columns per body, in poses.csv
   const std::vector<std::string> poses =
@@ -148,6 +150,7 @@ int command_run(const RunOptions& ro) {
   pose_writer.set_stride(static_cast<std::size_t>(
       std::ceil(estimate.rows * static_cast<double>(model.bodies().size()) / kPoseValues)));
   Summary summary(channels, s.peaks);
+  SpectrumSummary spectra(s.spectra);
   ProgressBar progress(stderr);
   const bool show_progress =
       !ro.quiet && !ro.no_progress && (ro.progress || isatty(STDERR_FILENO) != 0);
@@ -155,6 +158,7 @@ int command_run(const RunOptions& ro) {
   simulation.add_observer(csv);
   simulation.add_observer(events);
   simulation.add_observer(summary);
+  if (!s.spectra.empty()) simulation.add_observer(spectra);
   if (ro.report) simulation.add_observer(pose_writer);
   if (!ro.quiet) simulation.add_observer(warnings);
   if (show_progress) simulation.add_observer(progress);
@@ -242,6 +246,7 @@ int command_run(const RunOptions& ro) {
       sources.model = &simulation.system().model();
       sources.system = &simulation.system();
       sources.located = &summary.extrema();
+      sources.spectra = &spectra.results();
       sources.manifest_json = read_text(directory.staging() / "run.json");
       write_report(directory.staging(), sources);
       manifest.write(directory.staging());
@@ -306,6 +311,8 @@ int command_run(const RunOptions& ro) {
   fmt::print("\n{}\n", summary.table());
   // the model's windowed peaks (summary: peaks:), e.g. seed 003's columns
   if (const std::string peaks = summary.peak_table(); !peaks.empty()) fmt::print("{}\n", peaks);
+  // the dominant frequencies of the model's spectra (summary: spectra:)
+  if (const std::string lines = spectra.table(); !lines.empty()) fmt::print("{}\n", lines);
   fmt::print(
       "energy balance error: {:.3g} J ({:.3g} relative to the largest kinetic + potential "
       "energy; tolerance {:.3g})\n",

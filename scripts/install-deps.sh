@@ -7,6 +7,7 @@ packages=(build-essential cmake libeigen3-dev libyaml-cpp-dev libmuparser-dev li
           libnlopt-cxx-dev  # ictus optimize (docs/studies.md)
           libopenmpi-dev openmpi-bin  # sweeps across MPI ranks (ICTUS_MPI, docs/studies.md)
           python3  # the CLI tests check run.json (json) and resident size (resource)
+          python3-matplotlib  # the plots of docs/examples (scripts/plot_examples.py)
           clang libclang-rt-14-dev  # the fuzzer (scripts/fuzz.sh): clang and its libFuzzer
           chromium)  # the HTML report's browser tests (tests/report/)
 missing=()

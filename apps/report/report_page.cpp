@@ -189,6 +189,39 @@ std::string extrema_json(const NumberTable& results, const ReportSources& src) {
   return "[" + out + "]";
 }
 
+// The run's spectra (summary: spectra:), each at most `max_points` points:
+// where there are more bins, each group of bins keeps its largest, so no
+// peak is lost.
+std::string spectra_json(const ReportSources& src, std::size_t max_points) {
+  std::string out;
+  if (src.spectra != nullptr)
+    for (const SpectrumResult& r : *src.spectra) {
+      if (!r.found) continue;
+      const std::vector<double>& f = r.spectrum.frequency;
+      const std::vector<double>& a = r.spectrum.amplitude;
+      const std::size_t group = std::max<std::size_t>(1, (f.size() + max_points - 1) / max_points);
+      std::vector<double> fk, ak;
+      for (std::size_t k = 0; k < f.size(); k += group) {
+        const auto end = a.begin() + static_cast<std::ptrdiff_t>(std::min(k + group, a.size()));
+        const auto best = std::max_element(a.begin() + static_cast<std::ptrdiff_t>(k), end);
+        fk.push_back(f[static_cast<std::size_t>(best - a.begin())]);
+        ak.push_back(*best);
+      }
+      std::string peaks;
+      for (const SpectralPeak& p : r.peaks)
+        peaks += fmt::format("{}{{\"frequency\":{},\"amplitude\":{}}}", peaks.empty() ? "" : ",",
+                             num(p.frequency), num(p.amplitude));
+      out += fmt::format(
+          "{}{{\"label\":{},\"channel\":{},\"unit\":{},\"from\":{},\"to\":{},"
+          "\"resolution\":{},\"bins\":{},\"frequency\":{},\"amplitude\":{},"
+          "\"peaks\":[{}]}}",
+          out.empty() ? "" : ",", json_string(r.request.label), json_string(r.request.channel),
+          json_string(r.unit), num(r.from), num(r.to), num(r.spectrum.resolution), f.size(),
+          base64_doubles(fk), base64_doubles(ak), peaks);
+    }
+  return "[" + out + "]";
+}
+
 // One plot of some columns (all of one unit), decimated.
 std::string plot_json(const std::string& title, const std::string& unit, const NumberTable& table,
                       const std::vector<int>& columns, const std::vector<char>& at_event,
@@ -356,6 +389,7 @@ void write_report(const fs::path& dir, const ReportSources& src, const ReportLim
           ",";
   data += fmt::format("\"extrema\":{},\"extrema_located\":{},", extrema_json(results, src),
                       src.located != nullptr ? "true" : "false");
+  data += fmt::format("\"spectra\":{},", spectra_json(src, limits.plot_points));
   data += geometry_json(*src.model) + ",";
   data += poses_json(
       pose_table, *src.model,

@@ -10,6 +10,7 @@
 
 #include "ictus/model.h"
 #include "ictus/observers.h"
+#include "ictus/spectrum_summary.h"
 #include "ictus/system.h"
 
 namespace ictus::cli {
@@ -23,6 +24,8 @@ struct ReportSources {
   const System* system = nullptr;  ///< for the channels' units
   /// The run's summary (located extrema); null: the extrema of the samples.
   const std::vector<ChannelExtrema>* located = nullptr;
+  /// The run's spectra (`summary: spectra:`), plotted; null or empty: none.
+  const std::vector<SpectrumResult>* spectra = nullptr;
   std::string manifest_json;  ///< run.json as written
 };
 

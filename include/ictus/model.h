@@ -101,6 +101,22 @@ struct SummaryPeak {
   SourceLocation where;
 };
 
+/// A spectrum line of the run summary (model file `summary: spectra:`): the
+/// dominant frequencies of a channel's amplitude spectrum over the samples
+/// with from <= t <= to (include/ictus/spectrum.h). `lowest` [Hz], when
+/// given, is the lowest frequency the user wants resolved: the window must
+/// hold two of its periods.
+struct SummarySpectrum {
+  std::string channel;
+  double from = -std::numeric_limits<double>::infinity();
+  double to = std::numeric_limits<double>::infinity();
+  double lowest = 0.0;  ///< [Hz]; 0: not given
+  int peaks = 3;        ///< dominant frequencies printed
+  std::string label;    ///< as printed; the channel name if not given
+  SourceLocation where;
+  SourceLocation lowest_where;  ///< the `lowest` key, if given
+};
+
 /// What to simulate and what to write.
 struct SimulationSettings {
   /// How constraints that close with violated velocities are imposed:
@@ -111,9 +127,10 @@ struct SimulationSettings {
   Closure closure = Closure::kImpulse;
   double start = 0.0;
   double until = 1.0;
-  double output_step = 0.01;           ///< spacing of the samples written to results.csv
-  std::vector<OutputRequest> outputs;  ///< channels or patterns ("pivot.*"); empty: defaults
-  std::vector<SummaryPeak> peaks;      ///< windowed extrema for the summary (`summary:`)
+  double output_step = 0.01;             ///< spacing of the samples written to results.csv
+  std::vector<OutputRequest> outputs;    ///< channels or patterns ("pivot.*"); empty: defaults
+  std::vector<SummaryPeak> peaks;        ///< windowed extrema for the summary (`summary:`)
+  std::vector<SummarySpectrum> spectra;  ///< spectrum lines of the summary (`summary:`)
   IntegratorSettings integrator;
   StabilisationSettings stabilisation;
   /// Settings implying more steps than this are refused (implied_steps()).

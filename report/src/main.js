@@ -3,6 +3,7 @@
 // tests (tests/report/) read back what the page shows.
 import { readData, element, formatNumber } from "./data.js";
 import { buildPlot } from "./plots.js";
+import { buildSpectrum } from "./spectra.js";
 import { Animation } from "./animation.js";
 
 const data = readData();
@@ -109,6 +110,16 @@ app.append(plotArea);
 for (const p of data.plots)
   plots.push(buildPlot(p === energyPlot ? energyArea : plotArea, p, data.events, setTime, state));
 
+// --- spectra (summary: spectra:)
+const spectra = [];
+if (data.spectra && data.spectra.length) {
+  app.append(element("h2", {}, "Spectra"));
+  app.append(element("div", { class: "note" }, "Amplitude spectra of the run summary's spectrum lines (model file summary: spectra:), from the samples in each window; dotted lines: the dominant frequencies. Drag to zoom, double-click to reset."));
+  const spectrumArea = element("div", { id: "spectra" });
+  app.append(spectrumArea);
+  for (const s of data.spectra) spectra.push(buildSpectrum(spectrumArea, s));
+}
+
 // --- constants
 if (data.constants.length) {
   app.append(element("h2", {}, "Constant channels"));
@@ -130,6 +141,7 @@ app.append(element("table", { id: "extrema" },
 window.ictusReport = {
   incomplete,
   plots: () => plots.map((p) => ({ title: p.title, unit: p.unit, rows: p.rows, series: p.uplot.series.slice(1).map((s) => s.label), points: p.uplot.data[0].length, markers: p.drawnTimes.slice() })),
+  spectra: () => spectra.map((s) => ({ label: s.label, channel: s.channel, unit: s.unit, points: s.uplot.data[0].length, bins: s.bins, peaks: s.peaks })),
   events: () => data.events.map((e) => e.t),
   constants: () => data.constants,
   hasAnimation: () => animation !== null,

@@ -959,6 +959,47 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   r.finish();
 }
 
+// summary: {spectra: [{channel, from, to, lowest, peaks, label}]}: the dominant
+// frequencies of a channel over a window (issue 17). The window's length is
+// checked against `lowest` here when both ends are given, else when the run's
+// span is known (check_summary_spectra in spectrum_summary.h).
+void read_summary_spectra(const YAML::Node& spectra, const FileContext& ctx, Model& model) {
+  if (!spectra.IsSequence())
+    throw ModelError(ctx.at(spectra), "summary",
+                     fmt::format("'spectra' must be a list of {{channel, from, to, lowest, peaks, "
+                                 "label}}, got {}",
+                                 internal::describe(spectra)));
+  int index = 0;
+  for (const auto& item : spectra) {
+    const std::string element = fmt::format("summary spectrum {}", ++index);
+    MapReader p(item, ctx, element);
+    SummarySpectrum spectrum;
+    spectrum.channel = p.required_string("channel", "a channel name");
+    spectrum.where = ctx.at(p.get("channel"));
+    if (const auto from = p.optional_number("from")) spectrum.from = *from;
+    if (const auto to = p.optional_number("to")) spectrum.to = *to;
+    if (!(spectrum.from < spectrum.to))
+      throw ModelError(p.has("to") ? ctx.at(p.get("to")) : p.where(), element,
+                       fmt::format("the window is empty: 'from' ({:g}) must be less than 'to' "
+                                   "({:g})",
+                                   spectrum.from, spectrum.to));
+    if (p.has("lowest")) {
+      spectrum.lowest = p.positive("lowest", 0.0);
+      spectrum.lowest_where = ctx.at(p.get("lowest"));
+    }
+    if (p.has("peaks")) {
+      const double n = p.positive("peaks", 3.0);
+      if (n != std::floor(n) || n > 100)
+        throw ModelError(ctx.at(p.get("peaks")), element,
+                         fmt::format("'peaks' must be a whole number from 1 to 100, got {:g}", n));
+      spectrum.peaks = static_cast<int>(n);
+    }
+    spectrum.label = p.string("label", spectrum.channel);
+    p.finish();
+    model.settings().spectra.push_back(std::move(spectrum));
+  }
+}
+
 // summary: {peaks: [{channel, from, to, extremum, label}]}: windowed extrema printed
 // after the run (seed 003's columns; the in-pulse a_max of issue 16). The
 // channel is checked against the System when the run starts
@@ -1001,6 +1042,7 @@ void read_summary(const YAML::Node& node, const FileContext& ctx, Model& model) 
       model.settings().peaks.push_back(std::move(peak));
     }
   }
+  if (const YAML::Node spectra = r.get("spectra")) read_summary_spectra(spectra, ctx, model);
   r.finish();
 }
 

@@ -8,6 +8,8 @@
 // --incomplete: the run fails midway; its DIR.incomplete holds the report of
 // what was computed, marked incomplete.
 // --report-command: report.html is written again by `ictus report DIR`.
+// --spectra N: the run has N spectrum lines (summary: spectra:), each shown
+// as a plot whose dominant frequency is that of `ictus spectrum` on results.csv.
 // Prints "N passed, N failed" and exits non-zero on any failure.
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -25,6 +27,7 @@ const shots = arg("--shots");
 const large = process.argv.includes("--large");
 const incomplete = process.argv.includes("--incomplete");
 const reportCommand = process.argv.includes("--report-command");
+const wantSpectra = Number(arg("--spectra", "0"));
 const browserPath = process.env.ICTUS_CHROMIUM || "/usr/bin/chromium";
 let passed = 0, failed = 0;
 function check(ok, what) {
@@ -151,6 +154,27 @@ function largeModel(file) {
   for (const name of results.names.slice(1)) {
     const v = results.col(name);
     if (Math.min(...v) === Math.max(...v)) check(constants.includes(name), `${stem}: constant ${name} not listed as a value`);
+  }
+
+  // the spectra: one plot each, its peaks those of `ictus spectrum` on the
+  // same samples
+  const spectra = await page.evaluate(() => window.ictusReport.spectra());
+  check(spectra.length === wantSpectra, `${stem}: ${spectra.length} spectrum plots, expected ${wantSpectra}`);
+  for (const [k, sp] of spectra.entries()) {
+    check(sp.points > 0 && sp.points <= Math.min(sp.bins, 4000), `${stem}: spectrum '${sp.label}' has ${sp.points} points of ${sp.bins} bins`);
+    check(sp.peaks.length > 0, `${stem}: spectrum '${sp.label}' lists no dominant frequency`);
+    if (!results.names.includes(sp.channel) || sp.peaks.length === 0) continue;
+    const data = await page.evaluate((i) => { const d = JSON.parse(document.getElementById("ictus-data").textContent).spectra[i]; return { from: d.from, to: d.to }; }, k);
+    const said = execFileSync(ictus, ["spectrum", dir, sp.channel, "--from", String(data.from), "--to", String(data.to), "--peaks", "1",
+      "--out", path.join(outRoot, `${stem}_spectrum_${k}.csv`)]).toString();
+    const match = said.match(/dominant frequencies: ([0-9.eE+-]+) Hz/);
+    const f = match ? Number(match[1]) : NaN;
+    check(Math.abs(f - sp.peaks[0].frequency) <= 1e-5 * Math.abs(f), `${stem}: spectrum '${sp.label}' peaks at ${sp.peaks[0].frequency} Hz, ictus spectrum says '${said.trim()}'`);
+  }
+  if (spectra.length) {
+    await page.evaluate(() => document.getElementById("spectra").scrollIntoView());
+    await page.screenshot({ path: path.join(shots, `${stem}_spectra.png`) });
+    await page.evaluate(() => window.scrollTo(0, 0));
   }
 
   // the extrema: one row per written channel
