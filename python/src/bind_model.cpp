@@ -23,6 +23,31 @@
 namespace py = pybind11;
 
 namespace ictus::python {
+/// A formula given from Python: a string (muParser syntax, docs/model-file.md)
+/// or a number, written with every digit.
+struct Formula {
+  std::string text;
+};
+}  // namespace ictus::python
+
+namespace pybind11::detail {
+template <>
+struct type_caster<ictus::python::Formula> {
+  PYBIND11_TYPE_CASTER(ictus::python::Formula, const_name("str | float"));
+  bool load(handle source, bool) {
+    if (isinstance<str>(source)) {
+      value.text = source.cast<std::string>();
+      return true;
+    }
+    if (PyFloat_Check(source.ptr()) == 0 && PyLong_Check(source.ptr()) == 0) return false;
+    // the shortest text that reads back as the same double
+    value.text = repr(float_(reinterpret_borrow<object>(source))).cast<std::string>();
+    return true;
+  }
+};
+}  // namespace pybind11::detail
+
+namespace ictus::python {
 
 namespace {
 
@@ -151,8 +176,8 @@ void add_joint(Model& model, const std::string& name, const std::string& type,
 
 // The model file's `force` and `torque` entries (read_load).
 void add_load(Model& model, PointLoad::Kind kind, const std::string& name, const std::string& on,
-              const std::optional<std::string>& value, const std::optional<Vec3>& direction,
-              const std::optional<std::array<std::string, 3>>& components,
+              const std::optional<Formula>& value, const std::optional<Vec3>& direction,
+              const std::optional<std::array<Formula, 3>>& components,
               const std::optional<Vec3>& at, const std::string& frame) {
   const std::string element =
       fmt::format("{} '{}'", kind == PointLoad::Kind::kForce ? "force" : "torque", name);
@@ -166,15 +191,16 @@ void add_load(Model& model, PointLoad::Kind kind, const std::string& name, const
     throw ModelError(kBuiltInPython, element,
                      "give either 'components' (three formulas) or 'direction' and 'value'");
   if (components) {
-    const std::array<Expression, 3> e{Expression((*components)[0]), Expression((*components)[1]),
-                                      Expression((*components)[2])};
+    const std::array<Expression, 3> e{Expression((*components)[0].text),
+                                      Expression((*components)[1].text),
+                                      Expression((*components)[2].text)};
     model.add_force(std::make_unique<PointLoad>(name, kind, b, point_B, e, axes));
     return;
   }
   if (!direction) throw ModelError(kBuiltInPython, element, "'value' needs a 'direction'");
   model.add_force(std::make_unique<PointLoad>(name, kind, b, point_B,
                                               unit_vector(*direction, element, "direction"),
-                                              Expression(*value), axes));
+                                              Expression(value->text), axes));
 }
 
 Action make_action(Action::Kind kind, std::string target) {
@@ -501,9 +527,8 @@ void bind_model_class(py::module_& m) {
       .def(
           "add_driver",
           [](Model& model, const std::string& name, const std::string& joint,
-             const std::optional<std::string>& angle, const std::optional<std::string>& position,
-             const std::optional<std::string>& rate,
-             const std::optional<std::string>& acceleration) {
+             const std::optional<Formula>& angle, const std::optional<Formula>& position,
+             const std::optional<Formula>& rate, const std::optional<Formula>& acceleration) {
             if (angle.has_value() == position.has_value())
               throw ModelError(kBuiltInPython, fmt::format("driver '{}'", name),
                                "give exactly one of 'angle' (rotation, rad) or 'position' "
@@ -512,23 +537,24 @@ void bind_model_class(py::module_& m) {
             d.name = name;
             d.joint = joint;
             d.coordinate = angle ? Driver::Coordinate::kAngle : Driver::Coordinate::kTranslation;
-            d.motion.value = Expression(angle ? *angle : *position);
-            if (rate) d.motion.rate_text = *rate;
-            if (acceleration) d.motion.acceleration_text = *acceleration;
+            d.motion.value = Expression(angle ? angle->text : position->text);
+            if (rate) d.motion.rate_text = rate->text;
+            if (acceleration) d.motion.acceleration_text = acceleration->text;
             model.add_driver(std::move(d));
           },
           py::arg("name"), py::arg("joint"), py::kw_only(), py::arg("angle") = py::none(),
           py::arg("position") = py::none(), py::arg("rate") = py::none(),
           py::arg("acceleration") = py::none(),
-          "Prescribes a joint coordinate as a formula of t: `angle` [rad] or `position` [m] "
+          "Prescribes a joint coordinate as a formula of t (a string, or a number): `angle` "
+          "[rad] or `position` [m] "
           "(the joint's channel value, offset included), with optional exact `rate` and "
           "`acceleration` formulas.")
       .def(
           "add_force",
           [](Model& model, const std::string& name, const std::string& on,
-             const std::optional<std::string>& value, const std::optional<Vec3>& direction,
-             const std::optional<std::array<std::string, 3>>& components,
-             const std::optional<Vec3>& at, const std::string& frame) {
+             const std::optional<Formula>& value, const std::optional<Vec3>& direction,
+             const std::optional<std::array<Formula, 3>>& components, const std::optional<Vec3>& at,
+             const std::string& frame) {
             add_load(model, PointLoad::Kind::kForce, name, on, value, direction, components, at,
                      frame);
           },
@@ -537,14 +563,12 @@ void bind_model_class(py::module_& m) {
           py::arg("at") = py::none(), py::arg("frame") = "world",
           "A force on body `on`: a unit `direction` times the formula `value` [N], or three "
           "formulas `components`, in `frame` 'world' or 'body' axes, acting at the world "
-          "point `at` (default: the centre of mass). Formulas are strings (numbers too: "
-          "'100').")
+          "point `at` (default: the centre of mass). Formulas are strings or numbers.")
       .def(
           "add_torque",
           [](Model& model, const std::string& name, const std::string& on,
-             const std::optional<std::string>& value, const std::optional<Vec3>& direction,
-             const std::optional<std::array<std::string, 3>>& components,
-             const std::string& frame) {
+             const std::optional<Formula>& value, const std::optional<Vec3>& direction,
+             const std::optional<std::array<Formula, 3>>& components, const std::string& frame) {
             add_load(model, PointLoad::Kind::kTorque, name, on, value, direction, components,
                      std::nullopt, frame);
           },
@@ -659,12 +683,7 @@ ParameterOverrides overrides_from(const py::dict& overrides) {
   for (auto item : overrides) {
     const std::string name = py::str(item.first);
     // numbers keep every digit; strings are formulas in the other parameters
-    const std::string value =
-        py::isinstance<py::str>(item.second)
-            ? item.second.cast<std::string>()
-            : py::repr(py::float_(py::reinterpret_borrow<py::object>(item.second)))
-                  .cast<std::string>();
-    out.emplace_back(name, value);
+    out.emplace_back(name, item.second.cast<Formula>().text);
   }
   return out;
 }

@@ -127,7 +127,7 @@ def test_joint_spring_damper_and_torque_built_in_python():
     model.add_body(ictus.Body("disk", mass=1.0, inertia=[0.5, 0.5, 0.5]))
     model.add_joint("axle", "revolute", "ground", "disk", at=[0, 0, 0], axis=[0, 0, 1])
     model.add_joint_spring_damper("twist", joint="axle", stiffness=2.0)
-    model.add_torque("motor", on="disk", direction=[0, 0, 1], value="1")
+    model.add_torque("motor", on="disk", direction=[0, 0, 1], value=1)  # a number
     model.settings.until = np.pi * np.sqrt(0.5 / 2.0)  # half a period: 2 T/k
     model.settings.rtol, model.settings.atol = 1e-10, 1e-12
     results = model.run(channels=["axle.angle"])
