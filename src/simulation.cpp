@@ -160,10 +160,12 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
     const auto& actions = e->rising ? ev.on_true : ev.on_false;
     if (logging) {
       record({t, "event", ev.name,
-              fmt::format("'{}' {}", ev.condition.expression.text,
-                          phase == ActionPhase::kAfterAssembly
-                              ? (e->rising ? "holds at the start" : "is false at the start")
-                              : (e->rising ? "became true" : "became false"))});
+              phase == ActionPhase::kCaller
+                  ? std::string("applied by the caller between advance_to() calls")
+                  : fmt::format("'{}' {}", ev.condition.expression.text,
+                                phase == ActionPhase::kAfterAssembly
+                                    ? (e->rising ? "holds at the start" : "is false at the start")
+                                    : (e->rising ? "became true" : "became false"))});
     }
     for (const Action& a : actions) {
       if (a.kind == Action::Kind::kStop) {
@@ -454,6 +456,45 @@ void Simulation::restore(const Checkpoint& c) {
   for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
 }
 
+// The event iteration at the instant t (see the header).
+bool Simulation::fire_events(double t, VecX& y) {
+  // every condition that has crossed by t fires now; then those
+  // that the actions themselves made cross (an impulse, a release), at
+  // the same instant, until nothing changes
+  bool stop = false;
+  for (int round = 0; round < 100 && !stop; ++round) {
+    // stick/slip elements first: their switches change the forces
+    if (round == 0 && !switching_->empty()) element_switches_ += switching_->apply(t, y, false);
+    // then contacts: impacts, persistent contact, lift-off
+    if (round == 0 && event_contacts_) element_switches_ += contacts_->apply(t, y, false);
+    // after actions the side is judged a moment later: a condition that
+    // they leave at exactly zero (a gap closed at rest that an impulse
+    // starts to close) crosses now if its rate takes it across
+    const double delta = round > 0 ? look_ahead(t, y) : 0.0;
+    std::vector<const EventState*> firing;
+    for (EventState& e : events_) {
+      if (!e.armed) continue;
+      const double g = round > 0 ? side_after(e, t, y, delta) : event_function(e, t, y);
+      const bool rising = e.g_last <= 0.0 && g > 0.0;
+      const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
+      if (rising || falling) {
+        e.rising = rising;
+        firing.push_back(&e);
+      }
+    }
+    if (firing.empty()) break;
+    stop = apply_actions(t, y, firing, ActionPhase::kAll);
+    stats_.events += static_cast<int>(firing.size());
+    // the fired conditions now hold (do not hold); the others keep
+    // their value before the actions, so that a jump is seen as a crossing
+    for (const EventState* e : firing) {
+      auto* fired = const_cast<EventState*>(e);
+      fired->g_last = fired->rising ? 1.0 : -1.0;
+    }
+  }
+  return stop;
+}
+
 void Simulation::log_warnings() {
   const auto& w = system_.warnings();
   for (; warnings_logged_ < w.size(); ++warnings_logged_)
@@ -543,43 +584,7 @@ void Simulation::advance(double target) {
         }
         last_event_time_ = t_event;
         sample(t_event, y_event);  // just before the event
-        // every condition that has crossed by t_event fires now; then those
-        // that the actions themselves made cross (an impulse, a release), at
-        // the same instant, until nothing changes
-        bool stop = false;
-        for (int round = 0; round < 100 && !stop; ++round) {
-          // stick/slip elements first: their switches change the forces
-          if (round == 0 && !switching_->empty())
-            element_switches_ += switching_->apply(t_event, y_event, false);
-          // then contacts: impacts, persistent contact, lift-off
-          if (round == 0 && event_contacts_)
-            element_switches_ += contacts_->apply(t_event, y_event, false);
-          // after actions the side is judged a moment later: a condition that
-          // they leave at exactly zero (a gap closed at rest that an impulse
-          // starts to close) crosses now if its rate takes it across
-          const double delta = round > 0 ? look_ahead(t_event, y_event) : 0.0;
-          std::vector<const EventState*> firing;
-          for (EventState& e : events_) {
-            if (!e.armed) continue;
-            const double g = round > 0 ? side_after(e, t_event, y_event, delta)
-                                       : event_function(e, t_event, y_event);
-            const bool rising = e.g_last <= 0.0 && g > 0.0;
-            const bool falling = e.g_last > 0.0 && g <= 0.0 && !e.event->on_false.empty();
-            if (rising || falling) {
-              e.rising = rising;
-              firing.push_back(&e);
-            }
-          }
-          if (firing.empty()) break;
-          stop = apply_actions(t_event, y_event, firing, ActionPhase::kAll);
-          stats_.events += static_cast<int>(firing.size());
-          // the fired conditions now hold (do not hold); the others keep
-          // their value before the actions, so that a jump is seen as a crossing
-          for (const EventState* e : firing) {
-            auto* fired = const_cast<EventState*>(e);
-            fired->g_last = fired->rising ? 1.0 : -1.0;
-          }
-        }
+        const bool stop = fire_events(t_event, y_event);
         t_ = t_event;
         y_ = y_event;
         if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
@@ -620,17 +625,76 @@ void Simulation::advance(double target) {
       restart_pending_ = true;
     }
   } catch (const SimulationError& e) {
-    record({e.time(), "failure", "", e.what()});
-    for (Observer* o : observers_) o->on_finish(e.time(), false);
+    fail(e.time(), e);
     throw;
   } catch (const std::exception& e) {
     // anything else (an observer's I/O, an internal error): results stay incomplete
-    record({t_, "failure", "", e.what()});
-    for (Observer* o : observers_) o->on_finish(t_, false);
+    fail(t_, e);
     throw;
   }
   wall_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+}
+
+void Simulation::fail(double t, const std::exception& e) {
+  record({t, "failure", "", e.what()});
+  for (Observer* o : observers_) o->on_finish(t, false);
+}
+
+bool Simulation::apply(const std::vector<Action>& actions, const std::string& name) {
+  if (finished_) throw std::logic_error("apply: the run has ended (run() or prepare() was called)");
+  // checked before anything changes
+  const std::vector<std::string> switchable = system_.switchable_elements();
+  for (const Action& a : actions) {
+    if (a.kind == Action::Kind::kImpulse) {
+      if (a.target == "ground" ||
+          std::none_of(system_.model().bodies().begin(), system_.model().bodies().end(),
+                       [&](const Body& b) { return b.name == a.target; }))
+        throw std::invalid_argument(
+            fmt::format("apply: an impulse needs a body of the model, got '{}'", a.target));
+    } else if (a.kind != Action::Kind::kStop &&
+               std::find(switchable.begin(), switchable.end(), a.target) == switchable.end()) {
+      throw std::invalid_argument(fmt::format(
+          "apply: '{}' is not an element that can be switched (a force, driver, joint or joint "
+          "member)",
+          a.target));
+    }
+  }
+  const SimulationSettings& s = system_.model().settings();
+  const double end_slack = 1e-12 * std::max(1.0, std::abs(s.until));
+  if (!started_) advance(s.start);  // the start of the run
+  if (stats_.stopped_by_event || interrupted_) return false;
+  Event event;
+  event.name = name;
+  event.on_true = actions;
+  EventState state;
+  state.event = &event;
+  state.rising = true;
+  try {
+    if (t_ > last_sample_time_) sample(t_, y_);  // just before
+    bool stop = apply_actions(t_, y_, {&state}, ActionPhase::kCaller);
+    // what the actions make cross acts at the same instant, as after an event
+    if (!stop) stop = fire_events(t_, y_);
+    system_.accept(t_, y_);
+    log_warnings();
+    sample(t_, y_);  // just after
+    if (stop) {
+      record({t_, "stop", "", "stopped by an event"});
+      stats_.stopped_by_event = true;
+      return false;
+    }
+    settle_conditions(t_, y_);
+    switching_->settle(t_, y_);
+    if (event_contacts_) contacts_->settle(t_, y_);
+  } catch (const SimulationError& e) {
+    fail(e.time(), e);
+    throw;
+  } catch (const std::exception& e) {
+    fail(t_, e);
+    throw;
+  }
+  restart_pending_ = true;  // the stepper starts again from the changed state
+  return t_ < s.until - end_slack;
 }
 
 bool Simulation::advance_to(double t) {

@@ -120,6 +120,18 @@ class Simulation final {
   /// run() afterwards finishes the run. Throws as run() does.
   bool advance_to(double t);
 
+  /// Applies `actions` now, between advance_to() calls, as the actions of an
+  /// event called `name` are applied (logged as that event): switches, then
+  /// one system impact for the constraints that close and the impulses, and
+  /// a stop; then the conditions, stick/slip elements and contacts they make
+  /// cross act at the same instant. A controller switches an element or
+  /// kicks a body this way. Starts the run first if needed (the start of
+  /// the run, at settings().start). Returns false once the run has ended.
+  /// Throws std::invalid_argument for an element that cannot be switched or
+  /// an unknown body (nothing is applied then), std::logic_error after
+  /// run() or prepare(), and as advance_to() does.
+  bool apply(const std::vector<Action>& actions, const std::string& name = "caller");
+
   /// A copy of everything the run has changed, taken between advance_to()
   /// calls: time, state, switches and modes, event sides, the log.
   struct Checkpoint;
@@ -143,7 +155,7 @@ class Simulation final {
 
  private:
   struct EventState;
-  enum class ActionPhase { kAll, kBeforeAssembly, kAfterAssembly };
+  enum class ActionPhase { kAll, kBeforeAssembly, kAfterAssembly, kCaller };
   void record(EventRecord r);
   void sample(double t, const VecX& y);
   void emit_piece(double t0, double t1, bool at_event);
@@ -155,6 +167,13 @@ class Simulation final {
   /// Events whose condition decides something at the start of the run.
   std::vector<const EventState*> initial_events(double t, const VecX& y);
   bool start(bool with_observers);
+  /// The event iteration at the instant t: fires the armed conditions that
+  /// have crossed (round 0 first decides stick/slip elements and contacts),
+  /// then those the actions made cross, until nothing changes. Returns true
+  /// if an action stops the run.
+  bool fire_events(double t, VecX& y);
+  /// Records the failure of the run and tells the observers (on_finish).
+  void fail(double t, const std::exception& e);
   void settle_conditions(double t, const VecX& y);
   double look_ahead(double t, const VecX& y);
   /// A fixed step too large for the model: the values grow without bound.
