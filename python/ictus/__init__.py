@@ -16,6 +16,12 @@ The Python face of the C++ engine (docs/python.md)::
     sim.apply_impulse("bob", linear=[0.1, 0, 0])
     sim.set_enabled("gravity", False)
 
+Parameter studies (docs/studies.md) on the threads of this process::
+
+    rows = ictus.sweep("examples/studies/suspension_sweep.yaml")   # SweepResults
+    rows["K"], rows.ok, rows.to_dataframe()
+    best = ictus.optimize("examples/studies/suspension_optimize.yaml")
+
 Errors are ictus.ModelError (bad input, with file:line:column) and
 ictus.SimulationError (a run that failed, with its time), both ictus.Error.
 """
@@ -44,6 +50,7 @@ from ._core import (
 )
 from ._core import Simulation as _CoreSimulation
 from ._results import Results
+from ._studies import OptimizationResults, SweepResults, optimize, sweep
 
 __all__ = [
     "Action",
@@ -54,16 +61,20 @@ __all__ = [
     "EventRecord",
     "Model",
     "ModelError",
+    "OptimizationResults",
     "Results",
     "RunStatistics",
     "Settings",
     "Simulation",
     "SimulationError",
+    "SweepResults",
     "integrators",
     "joint_types",
     "load_model",
     "parse_model",
+    "optimize",
     "run",
+    "sweep",
 ]
 
 Channels = Union[None, str, Iterable[str]]
@@ -119,6 +130,3 @@ def _model_run(self: Model, channels: Channels = None) -> Results:
 
 Model.run = _model_run
 
-# Parameter studies: ictus.sweep(...) and ictus.optimize(...) (issue 11) are
-# bound here from the study runner of `ictus sweep` / `ictus optimize` once it
-# is part of the library (a bind_studies() in python/src/, re-exported below).

@@ -14,5 +14,8 @@ void bind_errors(pybind11::module_& m);
 void bind_model(pybind11::module_& m);
 /// Simulation, Checkpoint, EventRecord, RunStatistics.
 void bind_simulation(pybind11::module_& m);
+/// CaseResult; _sweep and _optimize (the study runner of `ictus sweep` and
+/// `ictus optimize`), wrapped by python/ictus/_studies.py.
+void bind_studies(pybind11::module_& m);
 
 }  // namespace ictus::python

@@ -1,6 +1,6 @@
 // ictus._core: the C++ engine as a Python extension module. The package
-// python/ictus/__init__.py re-exports it; studies (sweep, optimize) are bound
-// here as further bind_* functions.
+// python/ictus/__init__.py re-exports it; studies (sweep, optimize) are
+// wrapped by python/ictus/_studies.py.
 #include <pybind11/pybind11.h>
 
 #include "bindings.h"
@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
   ictus::python::bind_errors(m);
   ictus::python::bind_model(m);
   ictus::python::bind_simulation(m);
+  ictus::python::bind_studies(m);
 }
