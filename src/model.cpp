@@ -413,6 +413,52 @@ void Model::check_shape_contact(const ShapeContact& contact) const {
     throw ModelError(contact.where, element,
                      fmt::format("'{}' and '{}' need shapes (`shapes:`) to touch", contact.body_a,
                                  contact.body_b));
+  if (contact.friction.present) check_contact_friction(contact, a, b);
+}
+
+// Coulomb friction at a contact (docs/theory/friction.md, "Friction at
+// contacts"): its coefficients, and the pairs whose slip is a tangent row.
+void Model::check_contact_friction(const ShapeContact& contact, BodyIndex a, BodyIndex b) const {
+  const std::string element = fmt::format("contact '{}'", contact.name);
+  const ContactFriction& f = contact.friction;
+  const SourceLocation& where = f.where.known() ? f.where : contact.where;
+  if (!(f.mu >= 0.0) || !std::isfinite(f.mu))
+    throw ModelError(
+        where, element,
+        fmt::format("friction coefficient 'mu' must be finite and >= 0, got {}", f.mu));
+  if (f.mu_static != -1.0) {
+    if (!(f.mu_static >= 0.0) || !std::isfinite(f.mu_static))
+      throw ModelError(where, element,
+                       fmt::format("'mu_static' must be finite and >= 0, got {}", f.mu_static));
+    if (f.mu_static < f.mu)
+      throw ModelError(where, element,
+                       fmt::format("the kinetic coefficient mu = {} exceeds the static one "
+                                   "mu_static = {}; expected mu <= mu_static",
+                                   f.mu, f.mu_static));
+  }
+  using Type = Shape::Type;
+  for (const Shape& sa : shapes_) {
+    if (sa.body != a) continue;
+    for (const Shape& sb : shapes_) {
+      if (sb.body != b) continue;
+      if (sa.type == Type::kSphere && sb.type == Type::kSphere)
+        throw ModelError(where, element,
+                         "friction between two spheres is not built (contact friction needs a "
+                         "plane: sphere, box or capsule on a plane)");
+      // a rounded shape on a body that turns rolls: its contact point is
+      // not a point of the body, and its slip is not a tangent row's rate
+      const Shape& other = sa.type == Type::kPlane ? sb : sa;
+      const bool rounded = other.type == Type::kSphere || other.type == Type::kCapsule;
+      if (rounded && other.body != kGround &&
+          !bodies_[static_cast<std::size_t>(other.body)].point_mass)
+        throw ModelError(
+            where, element,
+            fmt::format("friction at a {} ('{}') on a body that turns is not built (it would "
+                        "roll); make '{}' a point mass ('point_mass: true'), or use a box",
+                        shape_type_name(other.type), other.name,
+                        bodies_[static_cast<std::size_t>(other.body)].name));
+    }
+  }
 }
 
 void Model::add_event(Event event) {

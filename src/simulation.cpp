@@ -47,6 +47,7 @@ Simulation::Simulation(std::shared_ptr<const CompiledModel> compiled)
   // a time-stepping stepper imposes the contacts inside its steps
   event_contacts_ =
       !contacts_->empty() && !stepper_handles_contacts(system_.model().settings().integrator.name);
+  if (!contacts_->empty() && !event_contacts_) system_.hand_contact_friction_to_stepper();
 }
 
 Simulation::~Simulation() = default;
@@ -323,12 +324,14 @@ bool Simulation::start(bool with_observers) {
   state_scale_ = std::max(1.0, y_.cwiseAbs().maxCoeff());
   system_.set_energy_reference(t_, y_);
   log_warnings();
-  // stick/slip elements: modes decided on the assembled state (logged once
-  // the observers have started)
+  // stick/slip elements and contacts: modes decided on the assembled state
+  // (logged once the observers have started)
   defer_log_ = true;
-  element_switches_ = switching_->empty() ? 0 : switching_->apply(t_, y_, true);
-  // unilateral contacts: which touch, closed or hitting, on the assembled state
+  element_switches_ = 0;
+  // unilateral contacts first: which touch, closed or hitting, on the
+  // assembled state (a contact's friction takes its normal force)
   if (event_contacts_) element_switches_ += contacts_->apply(t_, y_, true);
+  if (!switching_->empty()) element_switches_ += switching_->apply(t_, y_, true);
   defer_log_ = false;
 
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);

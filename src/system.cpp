@@ -10,7 +10,9 @@
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/point_on_plane.h"
 #include "ictus/constraints/rotation_lock.h"
+#include "ictus/forces/contact_friction.h"
 #include "ictus/forces/joint_friction.h"
+#include "ictus/shape_contact_points.h"
 #include "system_impl.h"
 #include "text_util.h"
 
@@ -78,6 +80,17 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   // Coulomb friction of the joints (seed 004): stick/slip elements of their own
   for (const Joint& joint : live_joints)
     if (joint.friction.present) forces.push_back(std::make_unique<JointFrictionElement>(joint));
+  // ... and of the contacts: two per point, along the plane's tangents
+  for (const ShapeContact& contact : model.shape_contacts()) {
+    if (!contact.friction.present) continue;
+    const std::vector<ShapeContactPoint> points = shape_contact_points(
+        model.shapes(), model.body_index(contact.body_a), model.body_index(contact.body_b));
+    for (std::size_t p = 0; p < points.size(); ++p)
+      for (const int axis : {0, 1})
+        forces.push_back(std::make_unique<ContactFrictionElement>(
+            shape_contact_side_name(contact.name, p, points.size()), points[p], contact.friction,
+            axis));
+  }
   force_enabled.assign(forces.size(), 1);
   angle_reference.assign(live_joints.size(), 0.0);
   angle_rate_reference.assign(live_joints.size(), 0.0);
@@ -100,6 +113,7 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   build_holds();
   build_joint_friction();  // system_joint_friction.cpp
   build_contact_holds();   // system_contacts.cpp
+  link_contact_friction();
   register_contact_channels();
   build_impulse_storage();
   build_given_rows();
@@ -202,7 +216,17 @@ void System::Impl::build_holds() {
     inst.driver = static_cast<int>(drivers.size());
     inst.enabled = 0;  // the element starts slipping; Simulation decides at t0
     rt.instance = static_cast<int>(instances.size());
-    if (force.hold_joint().empty()) {
+    BodyIndex row_base = kGround, row_follower = kGround;
+    std::shared_ptr<const ElementaryConstraint> row;
+    if (force.hold_constraint(&row_base, &row_follower, &row)) {
+      // a row of no joint (a contact point's tangent), held at its value
+      rt.coordinate = Driver::Coordinate::kTranslation;
+      rt.hold_own_row = true;
+      inst.base = row_base;
+      inst.follower = row_follower;
+      inst.constraint = std::move(row);
+      free_instances.push_back(rt.instance);
+    } else if (force.hold_joint().empty()) {
       BodyIndex a = kGround, b = kGround;
       Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();
       if (!force.hold_points(&a, &pa, &b, &pb))

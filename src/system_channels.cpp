@@ -2,6 +2,7 @@
 // used in a formula, with a stable name (docs/channels.md).
 #include <fmt/format.h>
 
+#include "ictus/forces/contact_friction.h"
 #include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
 
@@ -203,6 +204,47 @@ void System::Impl::register_channels() {
                   "friction mode: +1 / -1 slipping with a positive / negative rate, 0 stuck",
                   [this, friction, f] {
                     return force_enabled[f] == 0 ? 0.0 : static_cast<double>(friction->mode());
+                  });
+      continue;
+    }
+    if (const auto* friction = dynamic_cast<const ContactFrictionElement*>(forces[f].get())) {
+      // a contact point's Coulomb friction along one tangent of the plane
+      ++stick_slip_channels;
+      const char axis = friction->axis() == 0 ? 'x' : 'y';
+      // time-stepping: the step's tangential impulse over h, the mode from it
+      auto step_friction = [this, friction] {
+        for (std::size_t k = 0; k < contact_sides.size(); ++k)
+          if (contact_sides[k].name == friction->side()) {
+            const std::size_t i =
+                contact_sides.size() + 2 * k + static_cast<std::size_t>(friction->axis());
+            return i < step_impulses.size() ? step_impulses[i] : 0.0;
+          }
+        return 0.0;
+      };
+      add_channel(friction->name(), "N", kDyn,
+                  fmt::format("Coulomb friction on the follower along the plane's {} tangent (mu "
+                              "N opposing the slip; the hold row's multiplier while stuck)",
+                              axis),
+                  [this, friction, f, step_friction] {
+                    if (time_stepping) return step_friction() / time_step;
+                    return force_enabled[f] == 0 ? 0.0 : friction->force();
+                  });
+      add_channel(fmt::format("{}.friction_mode_{}", friction->side(), axis), "", kKin,
+                  "friction mode: +1 / -1 slipping with a positive / negative rate, 0 stuck",
+                  [this, friction, f] {
+                    if (time_stepping) {
+                      // Moreau-Jean: slipping when the step ends with a slip rate
+                      const ForceContext ctx(kin, t);
+                      const double rate = friction->slip_rate(ctx);
+                      return std::abs(rate) > 1e-9 ? (rate > 0.0 ? 1.0 : -1.0) : 0.0;
+                    }
+                    return force_enabled[f] == 0 ? 0.0 : static_cast<double>(friction->mode());
+                  });
+      add_channel(fmt::format("{}.slip_rate_{}", friction->side(), axis), "m/s", kKin,
+                  fmt::format("slip rate of the contact point along the plane's {} tangent", axis),
+                  [this, friction] {
+                    const ForceContext ctx(kin, t);
+                    return friction->slip_rate(ctx);
                   });
       continue;
     }

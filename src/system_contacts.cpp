@@ -70,7 +70,7 @@ void System::Impl::build_shape_contact_holds() {
         model.shapes(), model.body_index(contact.body_a), model.body_index(contact.body_b));
     for (std::size_t p = 0; p < points.size(); ++p) {
       ContactSide side;
-      side.name = points.size() == 1 ? contact.name : fmt::format("{}.p{}", contact.name, p);
+      side.name = shape_contact_side_name(contact.name, p, points.size());
       side.restitution = contact.restitution;
       side.accumulation_time = contact.accumulation_time;
       side.limit = points[p].held;

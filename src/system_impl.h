@@ -6,6 +6,7 @@
 //   system_assembly.cpp   initial assembly, projection, impulsive corrections
 #pragma once
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -88,6 +89,7 @@ struct System::Impl {
     // a hold between two points (joint -1): a distance row, held at the
     // length the points had when the element stuck
     bool hold_distance = false;
+    bool hold_own_row = false;  // a stick/slip element's own row (hold_constraint)
     Vec3 hold_point_base = Vec3::Zero();
     Vec3 hold_point_follower = Vec3::Zero();
     std::unique_ptr<internal::CompiledExpression> value;
@@ -297,7 +299,7 @@ struct System::Impl {
   // channels read these instead of the hold rows, which stay open.
   bool time_stepping = false;
   double time_step = 0.0;
-  std::vector<double> step_impulses;
+  std::vector<double> step_impulses;     // per side, then 2 per side (friction)
   Eigen::RowVectorXd time_stepping_row;  // work of time_stepping_rows
   /// energy.balance at a state (the audit entries of `state`).
   double energy_balance(double time, const VecX& state);
@@ -306,10 +308,14 @@ struct System::Impl {
   // A frictional joint: its friction element and what the solve found.
   // Everything is linear in the friction force F at a given state, so the
   // solve stores the solution and its change per unit F.
+  // A contact point's friction (ContactFrictionElement) is one too: its
+  // normal force is the contact side's multiplier (a scalar, >= 0).
   struct FrictionJoint {
-    int force = -1;       // its JointFrictionElement among forces
-    int stick_slip = -1;  // its index among the stick/slip elements
-    int joint = -1;
+    int force = -1;                                // its ReactionFriction element among forces
+    int stick_slip = -1;                           // its index among the stick/slip elements
+    int joint = -1;                                // the frictional joint, or -1 (a contact point)
+    int contact_side = -1;                         // the contact side, or -1 (a joint)
+    BodyIndex base = kGround, follower = kGround;  // the hold row's bodies
     ConstraintRow rate_row;          // q' = D_q u, q'' = D_q u' - gamma_q (the hold row's geometry)
     std::vector<Vec6> unit_acc;      // body accelerations per unit F
     VecX unit_mult;                  // multipliers per unit F
@@ -327,6 +333,15 @@ struct System::Impl {
   void unit_friction_response(FrictionJoint& fj);
   /// Transverse part (normal to `axis`) of joint j's reaction force for multipliers p.
   Vec3 transverse_reaction(int j, const VecX& p, const Vec3& axis) const;
+  /// The normal force of a frictional joint or contact point for
+  /// multipliers p: the transverse reaction, or (N, 0, 0) with N the
+  /// contact side's signed normal force (0 while it is open).
+  Vec3 friction_normal(const FrictionJoint& fj, const VecX& p) const;
+  /// Links each contact point's friction to its side (after build_contact_holds).
+  void link_contact_friction();
+  /// Per contact side: its friction elements along the x and y tangents
+  /// (indices into friction_joints), or -1.
+  std::vector<std::array<int, 2>> side_friction;
   FrictionJoint* friction_joint_of_stick_slip(int k);
   std::vector<FrictionJoint> friction_joints;
   std::vector<BodyLoad> unit_loads;

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ictus/forces/contact_friction.h"
 #include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
 
@@ -28,7 +29,11 @@ namespace ictus {
 
 namespace {
 
-constexpr int kMaxFrictionJoints = 8;  // enumeration of 2^k sides, fixed-size matrices
+// frictional joints: enumeration of the 2^k sides of their normal forces;
+// with the contact points' friction elements (two per point, whose normal
+// force has one sign), fixed-size matrices
+constexpr int kMaxFrictionJoints = 8;
+constexpr int kMaxFrictionElements = 16;
 // Several slipping joints: a transverse reaction counts as on its line while
 // the part off it is below this fraction of its size. N = |y| then errs by
 // (off/y)^2 / 2 <= 5e-13 relative; a state perturbed out of a planar
@@ -36,8 +41,14 @@ constexpr int kMaxFrictionJoints = 8;  // enumeration of 2^k sides, fixed-size m
 // well inside.
 constexpr double kOffLine = 1e-6;
 
-JointFrictionElement& element_of(System::Impl& s, const System::Impl::FrictionJoint& fj) {
-  return static_cast<JointFrictionElement&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+ReactionFriction& element_of(System::Impl& s, const System::Impl::FrictionJoint& fj) {
+  return static_cast<ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+}
+
+// "joint 'name'" or "contact 'name'", for messages
+std::string site_label(System::Impl& s, const System::Impl::FrictionJoint& fj) {
+  return fmt::format("{} '{}'", fj.contact_side >= 0 ? "contact" : "joint",
+                     element_of(s, fj).site());
 }
 
 // The roots N >= 0 of N = |f0 - s mu N t| (F = -s mu N). Returns their number
@@ -78,16 +89,29 @@ int slip_normal(const Vec3& f0, const Vec3& t, double mu, int s, double* normal)
   return count;
 }
 
+// A contact point's normal force is signed (compressive positive) and linear
+// in F: N = n0 + F t with F = -s mu N gives N (1 + s mu t) = n0. One
+// solution while 1 + s mu t > 0; otherwise the normal force would have to
+// grow without bound or change sign as friction grows (Painleve): none.
+// A negative N is kept: the contact is then about to lift off, which its
+// own switching function (N) locates.
+int contact_slip_normal(double n0, double t, double mu, int s, double* normal) {
+  const double a = 1.0 + s * mu * t;
+  if (!(a > 0.0)) return 0;
+  *normal = n0 / a;
+  return 1;
+}
+
 // mu_t: mu |dN/dF| of a single joint (its uniqueness needs mu_t < 1), or NaN
 // for several coupled joints
-[[noreturn]] void painleve(double t, const std::string& joint, int solutions, double mu_t) {
+[[noreturn]] void painleve(double t, const std::string& site, int solutions, double mu_t) {
   const std::string why = std::isnan(mu_t) ? std::string("with the other slipping joints")
                                            : fmt::format("mu |dN/dF| = {:.6g} >= 1", mu_t);
   throw SimulationError(
-      t, fmt::format("joint '{}': Coulomb friction with the reaction as normal force has {} "
+      t, fmt::format("{}: Coulomb friction with the reaction as normal force has {} "
                      "consistent solutions here ({}: Painleve's paradox); the rigid model does "
                      "not determine the motion. Lower mu, or model the guide's compliance",
-                     joint, solutions == 0 ? "no" : "several", why));
+                     site, solutions == 0 ? "no" : "several", why));
 }
 
 }  // namespace
@@ -95,25 +119,68 @@ int slip_normal(const Vec3& f0, const Vec3& t, double mu, int s, double* normal)
 void System::Impl::build_joint_friction() {
   for (std::size_t k = 0; k < stick_slip_forces.size(); ++k) {
     const int f = stick_slip_forces[k];
-    const auto* e =
-        dynamic_cast<const JointFrictionElement*>(forces[static_cast<std::size_t>(f)].get());
-    if (e == nullptr) continue;
+    const ForceElement& element = *forces[static_cast<std::size_t>(f)];
     FrictionJoint fj;
     fj.force = f;
     fj.stick_slip = static_cast<int>(k);
-    fj.joint = model.find_joint(e->joint());
+    if (const auto* e = dynamic_cast<const JointFrictionElement*>(&element)) {
+      fj.joint = model.find_joint(e->joint());
+      fj.base = live_joints[static_cast<std::size_t>(fj.joint)].base;
+      fj.follower = live_joints[static_cast<std::size_t>(fj.joint)].follower;
+    } else if (const auto* c = dynamic_cast<const ContactFrictionElement*>(&element)) {
+      std::shared_ptr<const ElementaryConstraint> row;
+      c->hold_constraint(&fj.base, &fj.follower, &row);  // its side: link_contact_friction
+    } else {
+      continue;
+    }
     fj.unit_acc.assign(static_cast<std::size_t>(n), Vec6::Zero());
     friction_joints.push_back(std::move(fj));
   }
-  if (friction_joints.size() > static_cast<std::size_t>(kMaxFrictionJoints))
-    throw ModelError(
-        model.joints()[static_cast<std::size_t>(friction_joints.back().joint)].where,
-        fmt::format("joint '{}'",
-                    model.joints()[static_cast<std::size_t>(friction_joints.back().joint)].name),
-        fmt::format("at most {} joints may have friction (the friction forces are "
-                    "solved by enumerating the sides of their normal forces)",
-                    kMaxFrictionJoints));
+  int joints = 0;
+  for (const FrictionJoint& fj : friction_joints) {
+    const ForceElement& e = *forces[static_cast<std::size_t>(fj.force)];
+    if (fj.joint >= 0 && ++joints > kMaxFrictionJoints)
+      throw ModelError(e.where(), e.element_label(),
+                       fmt::format("at most {} joints may have friction (the friction forces are "
+                                   "solved by enumerating the sides of their normal forces)",
+                                   kMaxFrictionJoints));
+  }
+  if (friction_joints.size() > static_cast<std::size_t>(kMaxFrictionElements)) {
+    const ForceElement& last = *forces[static_cast<std::size_t>(friction_joints.back().force)];
+    throw ModelError(last.where(), last.element_label(),
+                     fmt::format("at most {} friction elements (a joint's friction, or two per "
+                                 "contact point: a box on a plane has 8 points) may be in one "
+                                 "model; this one has {}",
+                                 kMaxFrictionElements, friction_joints.size()));
+  }
   unit_loads.assign(static_cast<std::size_t>(n), BodyLoad{});
+}
+
+void System::Impl::link_contact_friction() {
+  side_friction.assign(contact_sides.size(), {-1, -1});
+  for (std::size_t i = 0; i < friction_joints.size(); ++i) {
+    FrictionJoint& fj = friction_joints[i];
+    const auto* c = dynamic_cast<const ContactFrictionElement*>(
+        forces[static_cast<std::size_t>(fj.force)].get());
+    if (c == nullptr) continue;
+    for (std::size_t k = 0; k < contact_sides.size(); ++k)
+      if (contact_sides[k].name == c->side()) {
+        fj.contact_side = static_cast<int>(k);
+        side_friction[k][static_cast<std::size_t>(c->axis())] = static_cast<int>(i);
+      }
+  }
+}
+
+Vec3 System::Impl::friction_normal(const FrictionJoint& fj, const VecX& p) const {
+  if (fj.contact_side < 0) {
+    const ForceContext ctx(kin, t);
+    const auto& e =
+        static_cast<const JointFrictionElement&>(*forces[static_cast<std::size_t>(fj.force)]);
+    return transverse_reaction(fj.joint, p, e.axis_W(ctx));
+  }
+  const int row = contact_row(fj.contact_side);
+  if (row < 0 || dropped[static_cast<std::size_t>(row)] != 0) return Vec3::Zero();
+  return Vec3(contact_sides[static_cast<std::size_t>(fj.contact_side)].sign * p(row), 0.0, 0.0);
 }
 
 System::Impl::FrictionJoint* System::Impl::friction_joint_of_stick_slip(int k) {
@@ -137,7 +204,7 @@ Vec3 System::Impl::transverse_reaction(int j, const VecX& p, const Vec3& axis) c
 
 void System::Impl::unit_friction_response(FrictionJoint& fj) {
   const ForceContext ctx(kin, t);
-  const JointFrictionElement& e = element_of(*this, fj);
+  const ReactionFriction& e = element_of(*this, fj);
   for (BodyLoad& l : unit_loads) l = BodyLoad{};
   LoadAccumulator accumulator(unit_loads);
   e.add_load(ctx, accumulator, 1.0);
@@ -172,14 +239,12 @@ void System::Impl::unit_friction_response(FrictionJoint& fj) {
             static_cast<int>(r), fj.unit_mult(r), inverse_mass,
             [&fj](BodyIndex b) -> Vec6& { return fj.unit_acc[static_cast<std::size_t>(b)]; });
   }
-  const Joint& joint = live_joints[static_cast<std::size_t>(fj.joint)];
-  fj.unit_transverse = transverse_reaction(fj.joint, fj.unit_mult, e.axis_W(ctx));
+  fj.unit_transverse = friction_normal(fj, fj.unit_mult);
   fj.unit_acc_q = 0.0;
-  if (joint.base != kGround)
-    fj.unit_acc_q += fj.rate_row.J_base.dot(fj.unit_acc[static_cast<std::size_t>(joint.base)]);
-  if (joint.follower != kGround)
-    fj.unit_acc_q +=
-        fj.rate_row.J_follower.dot(fj.unit_acc[static_cast<std::size_t>(joint.follower)]);
+  if (fj.base != kGround)
+    fj.unit_acc_q += fj.rate_row.J_base.dot(fj.unit_acc[static_cast<std::size_t>(fj.base)]);
+  if (fj.follower != kGround)
+    fj.unit_acc_q += fj.rate_row.J_follower.dot(fj.unit_acc[static_cast<std::size_t>(fj.follower)]);
   fj.unit_valid = true;
 }
 
@@ -189,32 +254,28 @@ void System::Impl::solve_joint_friction() {
   // q'' of joint i for the body accelerations `acc`
   auto coordinate_acceleration = [&](const FrictionJoint& fj, const std::vector<Vec6>& acc,
                                      bool with_gamma) {
-    const Joint& joint = live_joints[static_cast<std::size_t>(fj.joint)];
     double a = with_gamma ? -fj.rate_row.gamma : 0.0;
-    if (joint.base != kGround)
-      a += fj.rate_row.J_base.dot(acc[static_cast<std::size_t>(joint.base)]);
-    if (joint.follower != kGround)
-      a += fj.rate_row.J_follower.dot(acc[static_cast<std::size_t>(joint.follower)]);
+    if (fj.base != kGround) a += fj.rate_row.J_base.dot(acc[static_cast<std::size_t>(fj.base)]);
+    if (fj.follower != kGround)
+      a += fj.rate_row.J_follower.dot(acc[static_cast<std::size_t>(fj.follower)]);
     return a;
   };
   // 1. without the slip friction: each joint's transverse reaction, q'' and
   //    their response to a unit friction force of the slipping ones
   int slipping = 0;
   for (FrictionJoint& fj : friction_joints) {
-    JointFrictionElement& e = element_of(*this, fj);
+    ReactionFriction& e = element_of(*this, fj);
     fj.unit_valid = false;
     if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) {
       e.set_solution(0.0, 0.0);
       continue;
     }
-    const Joint& joint = live_joints[static_cast<std::size_t>(fj.joint)];
     const DriverRuntime& hold =
         drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(fj.stick_slip)])];
-    const ConstraintContext cc{kinematics(joint.base), kinematics(joint.follower), t,
-                               MotionSample{}};
+    const ConstraintContext cc{kinematics(fj.base), kinematics(fj.follower), t, MotionSample{}};
     instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
         cc, std::span<ConstraintRow>(&fj.rate_row, 1));
-    fj.transverse = transverse_reaction(fj.joint, multipliers, e.axis_W(ctx));
+    fj.transverse = friction_normal(fj, multipliers);
     fj.acc = coordinate_acceleration(fj, accelerations, true);
     if (e.mode() != kStick) {
       unit_friction_response(fj);
@@ -222,76 +283,88 @@ void System::Impl::solve_joint_friction() {
     }
   }
   // 2. the friction forces of the slipping joints
-  std::array<double, kMaxFrictionJoints> force{};
-  std::array<FrictionJoint*, kMaxFrictionJoints> slip{};
+  std::array<double, kMaxFrictionElements> force{};
+  std::array<FrictionJoint*, kMaxFrictionElements> slip{};
   int count = 0;
   for (FrictionJoint& fj : friction_joints)
     if (fj.unit_valid) slip[static_cast<std::size_t>(count++)] = &fj;
   if (count == 1) {
     FrictionJoint& fj = *slip[0];
-    const JointFrictionElement& e = element_of(*this, fj);
+    const ReactionFriction& e = element_of(*this, fj);
     const double mu = e.kinetic_lever();
     double normal = 0.0;
-    const int roots = slip_normal(fj.transverse, fj.unit_transverse, mu, e.mode(), &normal);
-    if (roots != 1) painleve(t, e.joint(), roots, mu * fj.unit_transverse.norm());
+    const int roots =
+        fj.contact_side >= 0
+            ? contact_slip_normal(fj.transverse.x(), fj.unit_transverse.x(), mu, e.mode(), &normal)
+            : slip_normal(fj.transverse, fj.unit_transverse, mu, e.mode(), &normal);
+    if (roots != 1) painleve(t, site_label(*this, fj), roots, mu * fj.unit_transverse.norm());
     force[0] = -e.mode() * mu * normal;
   } else if (count > 1) {
     // several: N_i = |y_i| with y_i = e_i . f_i on a line e_i per joint; enumerate the sides
-    using MatK = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxFrictionJoints,
-                               kMaxFrictionJoints>;
-    using VecK = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxFrictionJoints, 1>;
+    using MatK = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxFrictionElements,
+                               kMaxFrictionElements>;
+    using VecK = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxFrictionElements, 1>;
     MatK T(count, count);
     VecK y0(count);
     VecK lever(count);
     for (int i = 0; i < count; ++i) {
       FrictionJoint& fi = *slip[static_cast<std::size_t>(i)];
-      const JointFrictionElement& ei = element_of(*this, fi);
-      const Vec3 axis = ei.axis_W(ctx);
+      const ReactionFriction& ei = element_of(*this, fi);
       lever(i) = -ei.mode() * ei.kinetic_lever();
       Vec3 line = fi.transverse;
       double scale = line.norm();
       for (int j = 0; j < count; ++j) {
-        const Vec3 tij =
-            transverse_reaction(fi.joint, slip[static_cast<std::size_t>(j)]->unit_mult, axis);
+        const Vec3 tij = friction_normal(fi, slip[static_cast<std::size_t>(j)]->unit_mult);
         if (tij.norm() > line.norm()) line = tij;
         scale = std::max(scale, tij.norm());
       }
-      if (!(line.norm() > 0.0)) line = Vec3::UnitX();  // no transverse reaction at all
+      // no transverse reaction at all; a contact's normal force is its x entry
+      if (!(line.norm() > 0.0) || fi.contact_side >= 0) line = Vec3::UnitX();
       line.normalize();
       y0(i) = line.dot(fi.transverse);
       bool on_line = (fi.transverse - y0(i) * line).norm() <= kOffLine * std::max(scale, 1e-300);
       for (int j = 0; j < count; ++j) {
-        const Vec3 tij =
-            transverse_reaction(fi.joint, slip[static_cast<std::size_t>(j)]->unit_mult, axis);
+        const Vec3 tij = friction_normal(fi, slip[static_cast<std::size_t>(j)]->unit_mult);
         T(i, j) = line.dot(tij);
         on_line = on_line && (tij - T(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
       }
       if (!on_line)
         throw SimulationError(
-            t, fmt::format("joint '{}': several joints slip with friction at once and this one's "
+            t, fmt::format("{}: several joints slip with friction at once and this one's "
                            "transverse reaction does not stay on one line (a spatial load): "
                            "ictus solves coupled joint friction for planar reactions only",
-                           ei.joint()));
+                           site_label(*this, fi)));
     }
-    // F_i = lever_i sigma_i y_i with sigma_i = sgn(y_i), y = y0 + T F
+    // F_i = lever_i sigma_i y_i with sigma_i = sgn(y_i), y = y0 + T F; a
+    // contact's normal force is signed (sigma_i = 1, F_i = lever_i N_i)
     int found = 0;
     VecK solution(count);
-    for (int pattern = 0; pattern < (1 << count); ++pattern) {
-      VecK sigma(count);
-      for (int i = 0; i < count; ++i) sigma(i) = (pattern >> i & 1) != 0 ? -1.0 : 1.0;
+    std::array<int, kMaxFrictionElements> joint_index{};  // the enumerated (joints)
+    int joint_count = 0;
+    for (int i = 0; i < count; ++i)
+      if (slip[static_cast<std::size_t>(i)]->contact_side < 0)
+        joint_index[static_cast<std::size_t>(joint_count++)] = i;
+    for (int pattern = 0; pattern < (1 << joint_count); ++pattern) {
+      VecK sigma = VecK::Ones(count);
+      for (int b = 0; b < joint_count; ++b)
+        if ((pattern >> b & 1) != 0) sigma(joint_index[static_cast<std::size_t>(b)]) = -1.0;
       const VecK g = lever.cwiseProduct(sigma);
       MatK A = MatK::Identity(count, count) - g.asDiagonal() * T;
-      const VecK F = A.fullPivLu().solve(VecK(g.cwiseProduct(y0)));
+      const Eigen::FullPivLU<MatK> lu(A);
+      const VecK F = lu.solve(VecK(g.cwiseProduct(y0)));
       const VecK reaction = y0 + T * F;
-      bool consistent = F.allFinite();
+      // with contacts (normal forces of one sign), a singular system has
+      // none or infinitely many solutions (Painleve)
+      bool consistent = F.allFinite() && (joint_count == count || lu.isInvertible());
       for (int i = 0; i < count && consistent; ++i)
-        consistent = sigma(i) * reaction(i) >= -1e-12 * (std::abs(y0(i)) + 1e-300);
+        consistent = slip[static_cast<std::size_t>(i)]->contact_side >= 0 ||
+                     sigma(i) * reaction(i) >= -1e-12 * (std::abs(y0(i)) + 1e-300);
       if (!consistent) continue;
       if (found > 0 && (F - solution).norm() <= 1e-9 * (1.0 + solution.norm())) continue;
       solution = F;
       ++found;
     }
-    if (found != 1) painleve(t, element_of(*this, *slip[0]).joint(), found, std::nan(""));
+    if (found != 1) painleve(t, site_label(*this, *slip[0]), found, std::nan(""));
     for (int i = 0; i < count; ++i) force[static_cast<std::size_t>(i)] = solution(i);
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
@@ -310,9 +383,9 @@ void System::Impl::solve_joint_friction() {
   }
   // 4. the values at the solution, for the channels and the switching
   for (FrictionJoint& fj : friction_joints) {
-    JointFrictionElement& e = element_of(*this, fj);
+    ReactionFriction& e = element_of(*this, fj);
     if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
-    fj.transverse = transverse_reaction(fj.joint, multipliers, e.axis_W(ctx));
+    fj.transverse = friction_normal(fj, multipliers);
     fj.acc = coordinate_acceleration(fj, accelerations, true);
     double F = 0.0;
     for (int i = 0; i < count; ++i)
@@ -321,7 +394,9 @@ void System::Impl::solve_joint_friction() {
       const int row = hold_row(fj.stick_slip);
       F = row < 0 ? 0.0 : multiplier(row);
     }
-    e.set_solution(fj.transverse.norm(), F);
+    // a contact's normal force is signed; it presses only while positive
+    e.set_solution(fj.contact_side >= 0 ? std::max(fj.transverse.x(), 0.0) : fj.transverse.norm(),
+                   F);
   }
 }
 
@@ -335,7 +410,7 @@ int System::decide_joint_friction(int k) {
   Impl& s = *impl_;
   Impl::FrictionJoint* fj = s.friction_joint_of_stick_slip(k);
   if (fj == nullptr) throw std::logic_error("decide_joint_friction: not a frictional joint");
-  const JointFrictionElement& e = element_of(s, *fj);
+  const ReactionFriction& e = element_of(s, *fj);
   if (e.mode() == kStick)
     throw std::logic_error("decide_joint_friction: decided from a slip mode, the joint is stuck");
   s.ensure_dynamics();
@@ -345,10 +420,15 @@ int System::decide_joint_friction(int k) {
   const Vec3& tr = fj->unit_transverse;
   const double a0 = fj->acc - F * fj->unit_acc_q;
   const double c1 = fj->unit_acc_q;
+  const bool contact = fj->contact_side >= 0;
+  // the normal force with the friction force F: |N| for a joint, N >= 0 for a contact
+  auto normal_with = [&](double force) {
+    return contact ? std::max(f0.x() + force * tr.x(), 0.0) : (f0 + force * tr).norm();
+  };
   // stick: the force that keeps q'' = 0 lies within the static cone
   if (c1 != 0.0) {
     const double hold = -a0 / c1;
-    if (std::isfinite(hold) && std::abs(hold) <= e.static_lever() * (f0 + hold * tr).norm())
+    if (std::isfinite(hold) && std::abs(hold) <= e.static_lever() * normal_with(hold))
       return kStick;
   }
   // slip: a direction s whose kinetic friction lets q'' have the sign s
@@ -356,17 +436,19 @@ int System::decide_joint_friction(int k) {
   bool ok[2] = {false, false};
   for (const int side : {kSlipPositive, kSlipNegative}) {
     double normal = 0.0;
-    const int roots = slip_normal(f0, tr, mu, side, &normal);
-    if (roots != 1) painleve(s.t, e.joint(), roots, mu * tr.norm());
+    const int roots = contact ? contact_slip_normal(f0.x(), tr.x(), mu, side, &normal)
+                              : slip_normal(f0, tr, mu, side, &normal);
+    if (roots != 1) painleve(s.t, site_label(s, *fj), roots, mu * tr.norm());
+    if (contact) normal = std::max(normal, 0.0);
     const double a = a0 + c1 * (-side * mu * normal);
     ok[side > 0 ? 0 : 1] = side * a > 0.0;
   }
   if (ok[0] && ok[1])
     throw SimulationError(
-        s.t, fmt::format("joint '{}': at zero slip rate both slip directions are consistent "
+        s.t, fmt::format("{}: at zero slip rate both slip directions are consistent "
                          "with Coulomb friction; the rigid model does not determine the motion "
                          "(Painleve)",
-                         e.joint()));
+                         site_label(s, *fj)));
   // neither: kinetic friction already holds the joint (Filippov's sliding mode)
   if (!ok[0] && !ok[1]) return kStick;
   return ok[0] ? kSlipPositive : kSlipNegative;

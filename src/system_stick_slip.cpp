@@ -38,7 +38,10 @@ bool System::set_stick_slip_mode(int k, int mode) {
   s.state_current = false;  // formula slots may read the element's channels
   if (mode == kStick && before != kStick) {
     // held where it is: the value at the instant of sticking
-    if (d.hold_distance) {
+    if (d.hold_own_row) {
+      const ForceContext ctx(s.kin, s.t);
+      d.held = f.slip_coordinate(ctx);
+    } else if (d.hold_distance) {
       d.held = (s.kinematics(hold.follower).point(d.hold_point_follower) -
                 s.kinematics(hold.base).point(d.hold_point_base))
                    .norm();
@@ -79,7 +82,7 @@ double System::friction_force(int k) {
   if (!stick_slip_enabled(k)) return 0.0;
   if (s.friction_joint_of_stick_slip(k) != nullptr) {
     s.ensure_dynamics();
-    return static_cast<const JointFrictionElement&>(f).force();
+    return static_cast<const ReactionFriction&>(f).force();
   }
   if (f.mode() != kStick) return -f.mode() * stick_slip_limit(k);
   s.ensure_dynamics();

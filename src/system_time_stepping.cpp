@@ -5,9 +5,11 @@
 // rows stay open: the stepper imposes the contacts through its own
 // complementarity problem.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <span>
 
+#include "ictus/forces/reaction_friction.h"
 #include "ictus/system.h"
 #include "system_impl.h"
 
@@ -86,16 +88,57 @@ void System::time_stepping_rows(double t, const VecX& y, TimeSteppingRows& out) 
     out.resolution(k) = std::max(contact_gap_resolution(static_cast<int>(k)),
                                  10.0 * std::numeric_limits<double>::epsilon());
   }
+  // Coulomb friction: each frictional side's slip rates along its tangents,
+  // the rows of its friction elements' holds (ContactFrictionElement)
+  bool friction = false;
+  for (const auto& f : s.side_friction) friction = friction || f[0] >= 0;
+  shape(out.T, friction ? 2 * sides : 0, nv);
+  shape(out.mu, sides);
+  shape(out.mu_static, sides);
+  out.mu.setZero();
+  out.mu_static.setZero();
+  for (Eigen::Index k = 0; k < sides && friction; ++k) {
+    const std::array<int, 2>& f = s.side_friction[static_cast<std::size_t>(k)];
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      out.T.row(2 * k + static_cast<Eigen::Index>(axis)).setZero();
+      if (f[axis] < 0) continue;
+      const Impl::FrictionJoint& fj = s.friction_joints[static_cast<std::size_t>(f[axis])];
+      const auto& e =
+          static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+      out.mu(k) = e.kinetic_lever();
+      out.mu_static(k) = e.static_lever();
+      const Impl::DriverRuntime& hold = s.drivers[static_cast<std::size_t>(
+          s.hold_driver[static_cast<std::size_t>(fj.stick_slip)])];
+      ConstraintRow row;
+      const ConstraintContext ctx{s.kinematics(fj.base), s.kinematics(fj.follower), s.t,
+                                  MotionSample{}};
+      s.instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
+          ctx, std::span<ConstraintRow>(&row, 1));
+      scatter(row, fj.base, fj.follower, 1.0, work);
+      out.T.row(2 * k + static_cast<Eigen::Index>(axis)) = work;
+    }
+  }
+}
+
+void System::hand_contact_friction_to_stepper() {
+  Impl& s = *impl_;
+  // the stepper's complementarity problem imposes the friction; the
+  // elements' event-driven stick/slip (their hold rows) stays off
+  for (const Impl::FrictionJoint& fj : s.friction_joints)
+    if (fj.contact_side >= 0) s.force_enabled[static_cast<std::size_t>(fj.force)] = 0;
+  s.dynamics_valid = false;
 }
 
 void System::record_contact_impulses(double h, Eigen::Ref<const VecX> impulse) {
   Impl& s = *impl_;
   s.time_stepping = true;
   s.time_step = h;
-  if (s.step_impulses.size() != s.contact_sides.size())
-    s.step_impulses.resize(s.contact_sides.size());  // once, at the first step
-  for (std::size_t k = 0; k < s.step_impulses.size(); ++k)
-    s.step_impulses[k] = impulse(static_cast<Eigen::Index>(k));
+  // the normal impulses, then (with friction) two tangential ones per side
+  const std::size_t count = 3 * s.contact_sides.size();
+  if (s.step_impulses.size() != count) s.step_impulses.resize(count);  // once, at the first step
+  std::fill(s.step_impulses.begin(), s.step_impulses.end(), 0.0);
+  for (Eigen::Index k = 0; k < impulse.size() && k < static_cast<Eigen::Index>(count); ++k)
+    s.step_impulses[static_cast<std::size_t>(k)] = impulse(k);
 }
 
 double System::Impl::energy_balance(double time, const VecX& state) {

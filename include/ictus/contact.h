@@ -35,6 +35,18 @@ struct JointLimitContact {
   SourceLocation where;
 };
 
+/// Coulomb friction at a contact (docs/theory/friction.md, "Friction at
+/// contacts"): the tangential force at each contact point is at most
+/// mu_static N while the point sticks and mu N against the slip while it
+/// slides, N the point's normal force.
+struct ContactFriction {
+  bool present = false;     ///< the contact has a friction law
+  double mu = 0.0;          ///< kinetic coefficient, >= 0
+  double mu_static = -1.0;  ///< static coefficient, >= mu; negative: equal to mu
+  SourceLocation where;     ///< the 'friction' key, for messages
+  double static_coefficient() const { return mu_static < 0.0 ? mu : mu_static; }
+};
+
 /// Contact between the shapes of two bodies (model file: `contacts:`, `type:
 /// shapes`): every pair of a shape of one and a shape of the other gives
 /// its contact points (sphere-plane: 1, sphere-sphere: 1, box-plane: the 8
@@ -44,6 +56,7 @@ struct ShapeContact {
   std::string body_a, body_b;
   double restitution = 0.0;
   double accumulation_time = 1e-6;
+  ContactFriction friction;  ///< Coulomb friction at every contact point
   SourceLocation where;
 };
 

@@ -64,6 +64,7 @@ struct ForcePower {
 };
 
 struct Joint;
+class ElementaryConstraint;
 class ForceElement;
 
 /// Which part of an element's force `apply_part` adds. Seed 003's two-pass
@@ -232,6 +233,13 @@ class ForceElement {
   /// whose distance is held while stuck. False if the element has none.
   virtual bool hold_points(BodyIndex* /*base*/, Vec3* /*point_base_B*/, BodyIndex* /*follower*/,
                            Vec3* /*point_follower_B*/) const {
+    return false;
+  }
+  /// Neither: one driven elementary constraint (held at the coordinate's
+  /// value of the instant of sticking; its position error at value 0 is
+  /// the coordinate) between two bodies. False if the element has none.
+  virtual bool hold_constraint(BodyIndex* /*base*/, BodyIndex* /*follower*/,
+                               std::shared_ptr<const ElementaryConstraint>* /*row*/) const {
     return false;
   }
   /// The element's coordinate u (from its free value) at the evaluated state.

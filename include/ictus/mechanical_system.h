@@ -29,6 +29,13 @@ struct TimeSteppingRows {
   VecX gap;          ///< the gap of each side
   VecX resolution;   ///< the smallest gap each side resolves (round-off of its coordinate)
   VecX restitution;  ///< Newton's coefficient of each side
+  /// Coulomb friction (docs/theory/friction.md, "Friction at contacts"):
+  /// two rows per contact side, its slip rates along the plane's x and y
+  /// tangents (T u), and its coefficient mu (0: frictionless; T then has
+  /// zero rows for it). T has no rows when no contact has friction.
+  MatX T;
+  VecX mu;
+  VecX mu_static;  ///< the static coefficient (>= mu) of each side
 };
 
 class MechanicalSystem {
@@ -104,8 +111,10 @@ class MechanicalSystem {
   /// targets at t, the contact rows and gaps at the positions of y.
   virtual void time_stepping_rows(double /*t*/, const VecX& /*y*/, TimeSteppingRows& /*rows*/) {}
   /// The contact impulses of the step of size h that has just ended (one
-  /// per side): the channels <side>.impulse, .normal (impulse / h, the mean
-  /// force of the step) and .state (1 if the impulse is positive).
+  /// per side, then two per side along its tangents when the rows have
+  /// friction): the channels <side>.impulse, .normal (impulse / h, the mean
+  /// force of the step), .state (1 if the impulse is positive) and the
+  /// friction channels (tangential impulse / h).
   virtual void record_contact_impulses(double /*h*/, Eigen::Ref<const VecX> /*impulse*/) {}
   /// Energy audit of a time step from (t0, y0) to (t1, y1) that the stepper
   /// assembled itself: the applied work and the elements' dissipation by the

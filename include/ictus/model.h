@@ -200,6 +200,9 @@ class Model {
   /// The checks of add_shape_contact without adding it (a compliant contact
   /// between shapes is a force element on the same contact points).
   void check_shape_contact(const ShapeContact& contact) const;
+  /// Its friction: mu >= 0, mu <= mu_static, a plane in each pair, no
+  /// rounded shape on a body that turns.
+  void check_contact_friction(const ShapeContact& contact, BodyIndex a, BodyIndex b) const;
   void add_driver(Driver driver);
   /// Adds an event. Its name is an identifier, or "<element>.<what>" for
   /// events generated from an element's switching keys (until, after, ...).

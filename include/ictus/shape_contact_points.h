@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ictus/constraint.h"
@@ -24,6 +25,14 @@ struct ShapeContactPoint {
   BodyIndex follower = kGround;
   std::shared_ptr<const ElementaryConstraint> constraint;  ///< one driven row
   double held = 0.0;  ///< the value at which the gap is zero [m]
+  /// A point on a plane (not two spheres): the plane's point and unit
+  /// normal in the base's axes and the follower's point (a sphere's or an
+  /// end's centre, a corner) in its axes, for the tangent rows of friction.
+  bool on_plane = false;
+  Vec3 plane_point_B = Vec3::Zero();
+  Vec3 plane_normal_B = Vec3::UnitZ();
+  Vec3 point_B = Vec3::Zero();
+  double radius = 0.0;  ///< the rounded shape's radius (0 for a corner)
 
   /// The row at the given kinematics: position_error is the gap,
   /// J_base/J_follower its Jacobian.
@@ -35,5 +44,10 @@ struct ShapeContactPoint {
 /// accepts: Model::check_shape_contact).
 std::vector<ShapeContactPoint> shape_contact_points(const std::vector<Shape>& shapes, BodyIndex a,
                                                     BodyIndex b);
+
+/// The name of contact point `index` of `count` of a shape contact: the
+/// contact's name for a single point, else "<contact>.p<index>".
+std::string shape_contact_side_name(const std::string& contact, std::size_t index,
+                                    std::size_t count);
 
 }  // namespace ictus

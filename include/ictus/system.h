@@ -153,6 +153,11 @@ class System final : public MechanicalSystem {
   int unilateral_count() const override;
   void time_stepping_rows(double t, const VecX& y, TimeSteppingRows& rows) override;
   void record_contact_impulses(double h, Eigen::Ref<const VecX> impulse) override;
+  /// For a stepper that imposes the contacts itself (Moreau-Jean): the
+  /// contacts' friction elements are switched off (no event-driven
+  /// stick/slip); the stepper's problem imposes the friction, and the
+  /// friction channels read its impulses.
+  void hand_contact_friction_to_stepper();
   double book_step_energy(double t0, const VecX& y0, double t1, VecX& y1, double theta,
                           double impact_loss, double constraint_work) override;
   /// Bodies joined by any joint (enabled or not) or two-body force element

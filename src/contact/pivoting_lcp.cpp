@@ -110,7 +110,7 @@ bool PivotingLcp::refine(const MatX& W, const VecX& q, std::span<const int> subs
 }
 
 bool PivotingLcp::solve(const MatX& W, const VecX& q, std::span<const int> subset,
-                        Eigen::Ref<VecX> z) {
+                        Eigen::Ref<VecX> z, bool least_norm) {
   z.setZero();
   error_ = 0.0;
   const int n = static_cast<int>(subset.size());
@@ -144,7 +144,7 @@ bool PivotingLcp::solve(const MatX& W, const VecX& q, std::span<const int> subse
   }
   error_ = worst / scale;
   if (ok && error_ <= 1e-9) {
-    (void)refine(W, q, subset);
+    if (least_norm) (void)refine(W, q, subset);
     for (int r = 0; r < n; ++r) z(subset[r]) = std::max(z_(r), 0.0);
     return true;
   }

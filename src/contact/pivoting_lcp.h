@@ -42,7 +42,11 @@ class PivotingLcp {
   /// Solves the problem restricted to the sides `subset` of (W, q); z gets
   /// the multipliers of those sides and zero elsewhere. False if no solution
   /// was found (z is then zero). Allocates only when the pivoting fails.
-  bool solve(const MatX& W, const VecX& q, std::span<const int> subset, Eigen::Ref<VecX> z);
+  /// `least_norm`: W is symmetric (normal contacts only) and the active
+  /// set's multipliers are refined to the least-norm ones; false for a
+  /// problem that is not (Coulomb friction's, whose matrix is not symmetric).
+  bool solve(const MatX& W, const VecX& q, std::span<const int> subset, Eigen::Ref<VecX> z,
+             bool least_norm = true);
   /// Complementarity error of the last solve (relative, 0 when trivial).
   double error() const { return error_; }
 

@@ -1,5 +1,7 @@
 #include "ictus/shape_contact_points.h"
 
+#include <fmt/format.h>
+
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/point_on_plane.h"
 
@@ -23,17 +25,30 @@ std::vector<ShapeContactPoint> shape_contact_points(const std::vector<Shape>& sh
       if (sb.body != b) continue;
       if (sa.type == Type::kSphere && sb.type == Type::kSphere) {
         const double held = sa.radius + sb.radius;
-        points.push_back(
-            {a, b, std::make_shared<Distance>(sa.center_B, sb.center_B, held, true), held});
+        ShapeContactPoint p;
+        p.base = a;
+        p.follower = b;
+        p.constraint = std::make_shared<Distance>(sa.center_B, sb.center_B, held, true);
+        p.held = held;
+        points.push_back(std::move(p));
         continue;
       }
       const bool plane_first = sa.type == Type::kPlane;
       const Shape& plane = plane_first ? sa : sb;
       const Shape& other = plane_first ? sb : sa;
       auto on_plane = [&](const Vec3& point_B, double held) {
-        points.push_back(
-            {plane.body, other.body,
-             std::make_shared<PointOnPlane>(plane.center_B, plane.normal_B, point_B, true), held});
+        ShapeContactPoint p;
+        p.base = plane.body;
+        p.follower = other.body;
+        p.constraint =
+            std::make_shared<PointOnPlane>(plane.center_B, plane.normal_B, point_B, true);
+        p.held = held;
+        p.on_plane = true;
+        p.plane_point_B = plane.center_B;
+        p.plane_normal_B = plane.normal_B;
+        p.point_B = point_B;
+        p.radius = held;
+        points.push_back(std::move(p));
       };
       switch (other.type) {
         case Type::kSphere:
@@ -55,6 +70,11 @@ std::vector<ShapeContactPoint> shape_contact_points(const std::vector<Shape>& sh
     }
   }
   return points;
+}
+
+std::string shape_contact_side_name(const std::string& contact, std::size_t index,
+                                    std::size_t count) {
+  return count == 1 ? contact : fmt::format("{}.p{}", contact, index);
 }
 
 }  // namespace ictus

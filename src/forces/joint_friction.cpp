@@ -3,14 +3,13 @@
 namespace ictus {
 
 JointFrictionElement::JointFrictionElement(const Joint& joint)
-    : ForceElement(joint.name + ".friction", joint.friction.where),
+    : ReactionFriction(joint.name + ".friction", joint.friction.where, joint.friction.mu,
+                       joint.friction.static_coefficient(),
+                       joint.type == "revolute" ? joint.friction.radius : 1.0),
       joint_(joint.name),
       angle_(joint.type == "revolute"),
       base_(joint.base),
-      follower_(joint.follower),
-      mu_(joint.friction.mu),
-      mu_static_(joint.friction.static_coefficient()),
-      lever_(joint.type == "revolute" ? joint.friction.radius : 1.0) {}
+      follower_(joint.follower) {}
 
 std::unique_ptr<ForceElement> JointFrictionElement::clone() const {
   return std::make_unique<JointFrictionElement>(*this);

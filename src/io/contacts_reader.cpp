@@ -81,10 +81,33 @@ void read_compliant(MapReader& r, const JointLimitContact& c, Model& model) {
       p, c.where));
 }
 
+// friction: mu, or friction: {mu: ..., mu_static: ...} on a contact between
+// shapes (docs/theory/friction.md); the values are checked by the Model.
+ContactFriction read_contact_friction(MapReader& r) {
+  const YAML::Node node = r.get("friction");
+  ContactFriction f;
+  f.present = true;
+  f.where = r.context().at(node);
+  if (!node.IsMap()) {
+    f.mu = read_number(node, r.context(), r.element(), "friction");
+    return f;
+  }
+  MapReader m(node, r.context(), r.element() + " friction");
+  f.mu = m.required_number("mu");
+  if (const auto s = m.optional_number("mu_static")) f.mu_static = *s;
+  m.finish();
+  return f;
+}
+
 void read_joint_limit(MapReader& r, const std::string& name, Model& model) {
   JointLimitContact c;
   c.name = name;
   c.where = r.where();
+  if (r.has("friction"))
+    throw ModelError(r.context().at(r.get("friction")), r.element(),
+                     "a joint limit stops a joint coordinate and has no tangent to slide along: "
+                     "give the joint its friction ('friction:' on the joint), or use a contact "
+                     "between shapes ('type: shapes') for friction at a contact");
   c.joint = r.required_string("joint", "a joint name");
   const std::string coordinate = r.string("coordinate", "");
   using Coordinate = JointLimitContact::Coordinate;
@@ -144,13 +167,25 @@ void read_shape_contact(MapReader& r, const std::string& name, Model& model) {
     throw ModelError(r.context().at(r.get("law")), r.element(),
                      fmt::format("'law' is 'impulsive' or 'compliant', got '{}'", law));
   // the bodies, their shapes or their pairing: errors point at 'between'
+  // (the friction's at 'friction')
   auto at_between = [&](auto&& add) {
     try {
       add();
     } catch (const ModelError& e) {
-      throw ModelError(r.context().at(between), e.element(), e.detail());
+      const bool friction =
+          r.has("friction") && (e.detail().find("friction") != std::string::npos ||
+                                e.detail().find("mu") != std::string::npos);
+      throw ModelError(r.context().at(friction ? r.get("friction") : between), e.element(),
+                       e.detail());
     }
   };
+  if (r.has("friction")) {
+    if (law == "compliant")
+      throw ModelError(r.context().at(r.get("friction")), r.element(),
+                       "friction at a compliant contact ('law: compliant') is not built; friction "
+                       "is available with the impulsive law (the default)");
+    c.friction = read_contact_friction(r);
+  }
   if (law == "compliant") {
     // a force element on the impulsive contact's points and gaps
     at_between([&] { model.check_shape_contact(c); });

@@ -25,6 +25,7 @@ void shape(VecX& v, Eigen::Index rows) {
 void MoreauJeanStepper::size_work() {
   const Eigen::Index m = rows_.D.rows();
   const Eigen::Index nc = rows_.G.rows();
+  const Eigen::Index nh = nc + rows_.T.rows();
   shape(B_, nv_, m);
   if (A_.rows() != m) {
     A_ = MatX::Identity(m, m);
@@ -33,16 +34,26 @@ void MoreauJeanStepper::size_work() {
   shape(p_, m);
   shape(rhs_, m);
   shape(YP_, m);
-  shape(MinvGt_, nv_, nc);
-  shape(GB_, nc, m);
-  shape(Y_, m, nc);
-  shape(W_, nc, nc);
-  shape(q_, nc);
-  if (P_.size() != nc) P_ = VecX::Zero(nc);
-  shape(rate0_, nc);
-  shape(rate1_, nc);
+  shape(H_, nh, nv_);
+  shape(MinvHt_, nv_, nh);
+  shape(HB_, nh, m);
+  shape(Y_, m, nh);
+  shape(W_, nh, nh);
+  shape(q_, nh);
+  if (Pi_.size() != nh) Pi_ = VecX::Zero(nh);
+  shape(rate0_, nh);
+  shape(rate1_, nh);
   index_set_.reserve(static_cast<std::size_t>(nc));
-  lcp_.reserve(static_cast<int>(nc));
+  // with friction: a normal impulse, four directions and a slack per side
+  const Eigen::Index capacity = rows_.T.rows() > 0 ? 6 * nc : nc;
+  shape(L_, capacity, capacity);
+  shape(lq_, capacity);
+  shape(lz_, capacity);
+  friction_sides_.reserve(static_cast<std::size_t>(nc));
+  lsubset_.resize(static_cast<std::size_t>(capacity));
+  for (Eigen::Index i = 0; i < capacity; ++i)
+    lsubset_[static_cast<std::size_t>(i)] = static_cast<int>(i);
+  lcp_.reserve(static_cast<int>(capacity));
 }
 
 void MoreauJeanStepper::reset(double t, const VecX& y) {
@@ -71,8 +82,8 @@ void MoreauJeanStepper::reset(double t, const VecX& y) {
   y_pred_ = y;
   system_.time_stepping_rows(t, y, rows_);
   size_work();
-  P_.setZero();
-  system_.record_contact_impulses(h_, P_);
+  Pi_.setZero();
+  system_.record_contact_impulses(h_, Pi_);
 }
 
 void MoreauJeanStepper::step(double t_limit) {
@@ -104,11 +115,14 @@ void MoreauJeanStepper::step(double t_limit) {
 
   // the rows at q, the equality targets at t + h
   system_.time_stepping_rows(t_ + h, y_, rows_);
-  if (rows_.D.rows() != A_.rows() || rows_.G.rows() != W_.rows() || B_.rows() != nv_)
+  if (rows_.D.rows() != A_.rows() || rows_.G.rows() + rows_.T.rows() != W_.rows() ||
+      B_.rows() != nv_)
     size_work();  // the structure changed (an event switched a joint)
   const Eigen::Index m = rows_.D.rows();
-  const MatX& G = rows_.G;
+  const Eigen::Index nc = rows_.G.rows();
   const MatX& D = rows_.D;
+  H_.topRows(nc) = rows_.G;
+  if (rows_.T.rows() > 0) H_.bottomRows(rows_.T.rows()) = rows_.T;
 
   // equality rows condensed out: u1 = u_free + M^-1 D^T p, D u1 = target
   u1_ = u_free_;
@@ -129,38 +143,48 @@ void MoreauJeanStepper::step(double t_limit) {
   // side held at rest has a gap of the coordinate's round-off and a gap
   // rate of the round-off of the step's velocity change, which add up over
   // the steps: 1e-9 of the gap the step's motion covers
-  rate0_.noalias() = G * u0_;
-  rate1_.noalias() = G * u_free_;
+  rate0_.noalias() = H_ * u0_;
+  rate1_.noalias() = H_ * u_free_;
   index_set_.clear();
-  for (Eigen::Index k = 0; k < G.rows(); ++k) {
+  for (Eigen::Index k = 0; k < nc; ++k) {
     const double round_off =
         rows_.resolution(k) + 1e-9 * h * (std::abs(rate0_(k)) + std::abs(rate1_(k) - rate0_(k)));
     if (rows_.gap(k) + 0.5 * h * rate0_(k) <= round_off) index_set_.push_back(static_cast<int>(k));
   }
-  P_.setZero();
+  Pi_.setZero();
   if (!index_set_.empty()) {
-    // Delassus matrix under the equality rows: W = G P_M G^T,
+    // Delassus matrix under the equality rows: W = H P_M H^T,
     // P_M = M^-1 - B A^-1 B^T (system_contacts.cpp, solve_condensed)
-    MinvGt_.noalias() = Minv_ * G.transpose();
-    W_.noalias() = G * MinvGt_;
+    MinvHt_.noalias() = Minv_ * H_.transpose();
+    W_.noalias() = H_ * MinvHt_;
     if (m > 0) {
-      GB_.noalias() = G * B_;
-      Y_ = GB_.transpose();
+      HB_.noalias() = H_ * B_;
+      Y_ = HB_.transpose();
       llt_.solveInPlace(Y_);
-      W_.noalias() -= GB_ * Y_;
+      W_.noalias() -= HB_ * Y_;
     }
-    // Newton's law on the gap rates: G u1 + e min(G u0, 0) >= 0
-    q_.noalias() = G * u1_;
-    for (Eigen::Index k = 0; k < q_.size(); ++k)
-      q_(k) += rows_.restitution(k) * std::min(rate0_(k), 0.0);
-    if (!lcp_.solve(W_, q_, index_set_, P_))
+    // Newton's law on the gap rates: G u1 + e min(G u0, 0) >= 0; the slip
+    // rates T u1 (no tangential restitution)
+    q_.noalias() = H_ * u1_;
+    for (Eigen::Index k = 0; k < nc; ++k) q_(k) += rows_.restitution(k) * std::min(rate0_(k), 0.0);
+    friction_sides_.clear();
+    if (rows_.T.rows() > 0)
+      for (const int k : index_set_)
+        if (rows_.mu(k) > 0.0 || rows_.mu_static(k) > 0.0) friction_sides_.push_back(k);
+    const bool solved =
+        friction_sides_.empty() ? lcp_.solve(W_, q_, index_set_, Pi_) : solve_with_friction();
+    if (!solved)
       throw SimulationError(
           t_ + h, fmt::format("moreau_jean: the contact problem of the step has no solution "
-                              "(complementarity error {:.3g})",
-                              lcp_.error()));
-    u1_.noalias() += MinvGt_ * P_;
+                              "(complementarity error {:.3g}){}",
+                              lcp_.error(),
+                              friction_sides_.empty()
+                                  ? ""
+                                  : "; with Coulomb friction this may be Painleve's paradox "
+                                    "(no consistent contact forces): lower mu"));
+    u1_.noalias() += MinvHt_ * Pi_;
     if (m > 0) {
-      YP_.noalias() = Y_ * P_;
+      YP_.noalias() = Y_ * Pi_;
       u1_.noalias() -= B_ * YP_;
       p_ -= YP_;
     }
@@ -174,8 +198,10 @@ void MoreauJeanStepper::step(double t_limit) {
 
   // energy: the contacts' work with the step's mean gap rates (<= 0 for
   // e <= 1: what the impacts took), the equality impulses' work
-  rate1_.noalias() = G * u1_;
-  const double impact_loss = -0.5 * P_.dot(rate0_ + rate1_);
+  rate1_.noalias() = H_ * u1_;
+  // the normal impulses' work; the tangential impulses' (friction) is part
+  // of what the balance lacks, booked as dissipated
+  const double impact_loss = -0.5 * Pi_.head(nc).dot(rate0_.head(nc) + rate1_.head(nc));
   double constraint_work = 0.0;
   if (m > 0) {
     rhs_.noalias() = D * u0_;
@@ -188,8 +214,75 @@ void MoreauJeanStepper::step(double t_limit) {
     position_difference(layout_, layout_.positions(previous_), layout_.positions(y_), mean_);
   scheme_dissipation_ += system_.book_step_energy(t_previous_, previous_, t_, y_, theta_,
                                                   impact_loss, constraint_work);
-  system_.record_contact_impulses(h, P_);
+  system_.record_contact_impulses(h, Pi_);
   ++stats_.steps;
+}
+
+// Coulomb friction in the step's complementarity problem, the polyhedral
+// cone of four directions +-t_x, +-t_y per side (D. E. Stewart and J. C.
+// Trinkle, Int. J. Numer. Meth. Engng 39 (1996) 2673-2691; M. Anitescu and
+// F. A. Potra, Nonlinear Dynamics 14 (1997) 231-247): with r = D beta the
+// tangential impulse and lambda the slip speed of a side,
+//   0 <= P       _|_  G u+ + e min(G u, 0) >= 0
+//   0 <= beta_d  _|_  d . (T u+) + lambda >= 0          (each direction d)
+//   0 <= lambda  _|_  mu P - sum_d beta_d >= 0
+// u+ = u_f + P_M (G^T P + T^T r). Sticking: lambda = 0, |r| within the
+// pyramid; sliding: lambda is the slip speed, the impulse on its edge
+// opposing the slip. mu is the static coefficient for a side at rest at
+// the step's start (its slip rates below 1e-9 m/s), else the kinetic one.
+// The matrix is not symmetric (Lemke's method handles it: copositive-plus
+// for W positive semidefinite).
+bool MoreauJeanStepper::solve_with_friction() {
+  const Eigen::Index nc = rows_.G.rows();
+  const auto na = static_cast<Eigen::Index>(index_set_.size());
+  const auto nf = static_cast<Eigen::Index>(friction_sides_.size());
+  const Eigen::Index n = na + 5 * nf;
+  // the H row and sign of each unknown's rate: a normal impulse, a direction
+  auto row_of = [&](Eigen::Index i, double* sign) -> Eigen::Index {
+    *sign = 1.0;
+    if (i < na) return index_set_[static_cast<std::size_t>(i)];
+    const Eigen::Index j = (i - na) / 4, d = (i - na) % 4;
+    *sign = d % 2 == 0 ? 1.0 : -1.0;
+    return nc + 2 * friction_sides_[static_cast<std::size_t>(j)] + d / 2;
+  };
+  auto block = L_.topLeftCorner(n, n);
+  block.setZero();
+  for (Eigen::Index i = 0; i < na + 4 * nf; ++i) {
+    double si = 1.0;
+    const Eigen::Index ri = row_of(i, &si);
+    for (Eigen::Index k = 0; k < na + 4 * nf; ++k) {
+      double sk = 1.0;
+      const Eigen::Index rk = row_of(k, &sk);
+      L_(i, k) = si * sk * W_(ri, rk);
+    }
+    lq_(i) = si * q_(ri);
+  }
+  for (Eigen::Index j = 0; j < nf; ++j) {
+    const int side = friction_sides_[static_cast<std::size_t>(j)];
+    const bool at_rest =
+        std::abs(rate0_(nc + 2 * side)) <= 1e-9 && std::abs(rate0_(nc + 2 * side + 1)) <= 1e-9;
+    const double mu = at_rest ? rows_.mu_static(side) : rows_.mu(side);
+    const Eigen::Index lambda = na + 4 * nf + j;
+    const auto normal = static_cast<Eigen::Index>(
+        std::find(index_set_.begin(), index_set_.end(), side) - index_set_.begin());
+    for (Eigen::Index d = 0; d < 4; ++d) {
+      L_(na + 4 * j + d, lambda) = 1.0;
+      L_(lambda, na + 4 * j + d) = -1.0;
+    }
+    L_(lambda, normal) = mu;
+    lq_(lambda) = 0.0;
+  }
+  if (!lcp_.solve(L_, lq_, std::span<const int>(lsubset_.data(), static_cast<std::size_t>(n)), lz_,
+                  false))
+    return false;
+  Pi_.setZero();
+  for (Eigen::Index i = 0; i < na; ++i) Pi_(index_set_[static_cast<std::size_t>(i)]) = lz_(i);
+  for (Eigen::Index j = 0; j < nf; ++j) {
+    const int side = friction_sides_[static_cast<std::size_t>(j)];
+    for (Eigen::Index axis = 0; axis < 2; ++axis)
+      Pi_(nc + 2 * side + axis) = lz_(na + 4 * j + 2 * axis) - lz_(na + 4 * j + 2 * axis + 1);
+  }
+  return true;
 }
 
 void MoreauJeanStepper::interpolate(double tt, Eigen::Ref<VecX> out) const {

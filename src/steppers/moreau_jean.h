@@ -63,11 +63,21 @@ class MoreauJeanStepper final : public Stepper {
   MatX A_;  // D M^-1 D^T
   Eigen::LLT<MatX> llt_;
   VecX p_, rhs_;
-  // the contacts: W and q over every side, the index set, the impulses
-  MatX MinvGt_, GB_, Y_, W_;
-  VecX q_, P_, rate0_, rate1_, YP_;
+  // the contacts: H = [G; T] (gap rates, then with friction two slip rates
+  // per side), W = H P_M H^T and q over every side, the index set, the
+  // impulses Pi = [P; tangential]
+  MatX H_, MinvHt_, HB_, Y_, W_;
+  VecX q_, Pi_, rate0_, rate1_, YP_;
   std::vector<int> index_set_;
   internal::PivotingLcp lcp_;
+  // Coulomb friction's complementarity problem (polyhedral cone, four
+  // directions per side; Stewart and Trinkle 1996), sized for every side
+  MatX L_;
+  VecX lq_, lz_;
+  std::vector<int> lsubset_, friction_sides_;
+  /// Solves the step's problem with friction on the sides of the index set
+  /// that have it (Pi_ gets the impulses); false if it has no solution.
+  bool solve_with_friction();
   mutable VecX dense_;  // interpolate's position increment
   double scheme_dissipation_ = 0.0;
 

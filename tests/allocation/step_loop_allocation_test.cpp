@@ -304,6 +304,29 @@ simulate: {until: 1, output_step: 0.01, integrator: moreau_jean, step: 1e-3}
   EXPECT_GT(steps, 900);
 }
 
+// Contact friction: event-driven, a block sliding down an incline (the
+// slip force solved with the contact's normal force); Moreau-Jean, a block
+// pushed along a floor, stuck and then sliding (the friction pyramid in the
+// step's complementarity problem, its matrix in preallocated buffers).
+TEST(StepLoopAllocation, BlockSlidingDownAnInclineWithContactFriction) {
+  Model model = load_model(test::source_path("examples/incline_block.yaml"));
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 2);
+}
+
+TEST(StepLoopAllocation, MoreauJeanPushedBlockWithContactFriction) {
+  Model model = load_model(test::source_path("examples/pushed_block.yaml"));
+  IntegratorSettings& in = model.settings().integrator;
+  in.name = "moreau_jean";
+  in.step = 1e-3;
+  in.given = {"step"};
+  in.given_where = {in.where};
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 1400);
+}
+
 TEST(StepLoopAllocation, SlippingStructuralDampingMount) {
   Model model = load_model(test::source_path("examples/suspension.yaml"), {{"psi", "0.24"}});
   model.settings().until = 0.19;  // the first reversal is at 0.1947 s

@@ -1,0 +1,245 @@
+// Coulomb friction at contacts, event-driven (examples/incline_block.yaml,
+// examples/pushed_block.yaml; docs/theory/friction.md, "Friction at
+// contacts"). Closed forms for a block (a point mass on its contact point):
+//   on an incline of angle a: stuck for tan a <= mu_s, the friction force
+//   m g sin a; sliding for tan a > mu_s with s'' = g (sin a - mu cos a);
+//   started down a slope with tan a < mu at v0 it stops after
+//   v0 / (g (mu cos a - sin a)) and sticks;
+//   pushed along a floor with F = b t: stuck until t_s = mu_s m g / b, then
+//   m x'' = b t - mu m g.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ictus/model_file.h"
+#include "ictus/simulation.h"
+#include "support/test_support.h"
+
+namespace ictus {
+namespace {
+
+constexpr double kMass = 2.0, kG = 9.81, kR = 0.05;
+
+test::RecordedRun run(const std::string& example, const ParameterOverrides& overrides,
+                      const std::vector<std::string>& channels) {
+  return test::run_and_record(load_model(test::source_path(example), overrides), channels);
+}
+
+const std::vector<std::string> kIncline = {"block.x",
+                                           "block.z",
+                                           "slope_contact.friction_x",
+                                           "slope_contact.normal",
+                                           "slope_contact.friction_mode_x",
+                                           "slope_contact.slip_rate_x",
+                                           "slope_contact.gap",
+                                           "energy.total",
+                                           "energy.dissipated",
+                                           "energy.balance"};
+
+// distance travelled down the slope from the start
+double down_slope(const test::RecordedRun& r, std::size_t k, double a) {
+  return -((r["block.x"][k] - r["block.x"][0]) * std::cos(a) +
+           (r["block.z"][k] - r["block.z"][0]) * std::sin(a));
+}
+
+TEST(ContactFriction, BlockOnAnInclineSticksBelowTheStaticAngle) {
+  const double a = 0.4, mu = 0.4, mu_s = 0.45;  // tan a = 0.4228 < mu_s
+  const test::RecordedRun r = run("examples/incline_block.yaml",
+                                  {{"angle", "0.4"}, {"mu", "0.4"}, {"mu_s", "0.45"}}, kIncline);
+  ASSERT_GE(r.events.size(), 3u);
+  for (const EventRecord& e : r.events) EXPECT_NE(e.kind, "slip") << e.t << " " << e.detail;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    EXPECT_NEAR(down_slope(r, k, a), 0.0, 1e-12) << r.t[k];
+    EXPECT_EQ(r["slope_contact.friction_mode_x"][k], 0.0);
+    EXPECT_NEAR(r["slope_contact.normal"][k], kMass * kG * std::cos(a), 1e-9);
+    // the hold's force points up the slope (+x tangent), m g sin a
+    EXPECT_NEAR(r["slope_contact.friction_x"][k], kMass * kG * std::sin(a), 1e-9);
+  }
+  EXPECT_LT(r.max_abs("slope_contact.friction_x"), mu_s * kMass * kG * std::cos(a));
+  (void)mu;
+}
+
+TEST(ContactFriction, BlockOnAnInclineSlidesWithTheClosedFormAcceleration) {
+  const double a = 0.5, mu = 0.4;  // tan a = 0.546 > mu_s = 0.45
+  const test::RecordedRun r = run("examples/incline_block.yaml", {}, kIncline);
+  const double acc = kG * (std::sin(a) - mu * std::cos(a));
+  double worst = 0.0;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    worst = std::max(worst, std::abs(down_slope(r, k, a) - 0.5 * acc * t * t));
+    EXPECT_NEAR(r["slope_contact.slip_rate_x"][k], -acc * t, 1e-9);
+    EXPECT_NEAR(r["slope_contact.normal"][k], kMass * kG * std::cos(a), 1e-9);
+    if (t > 0.0) {
+      EXPECT_EQ(r["slope_contact.friction_mode_x"][k], -1.0);
+      EXPECT_NEAR(r["slope_contact.friction_x"][k], mu * kMass * kG * std::cos(a), 1e-9);
+    }
+    EXPECT_NEAR(r["slope_contact.gap"][k], 0.0, 1e-12);
+  }
+  EXPECT_LT(worst, 1e-9);
+  // the energy lost is the friction work mu m g cos a times the distance
+  const double s = 0.5 * acc;  // at t = 1
+  EXPECT_NEAR(r.final("energy.dissipated"), mu * kMass * kG * std::cos(a) * s, 1e-8);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print(
+      "incline (a = {}, mu = {}): s(t) within {:.2e} m of g (sin a - mu cos a) t^2 / 2 = "
+      "{:.6f} t^2; friction work {:.9f} J\n",
+      a, mu, worst, 0.5 * acc, r.final("energy.dissipated"));
+}
+
+TEST(ContactFriction, BlockSlidingDownAGentleSlopeStopsAndSticks) {
+  const double a = 0.3, mu = 0.4, v0 = 0.5;  // tan a = 0.309 < mu
+  const test::RecordedRun r =
+      run("examples/incline_block.yaml", {{"angle", "0.3"}, {"v0", "0.5"}}, kIncline);
+  const double decel = kG * (mu * std::cos(a) - std::sin(a));
+  const double t_stop = v0 / decel;
+  int sticks = 0;
+  double t_stick = -1.0;
+  for (const EventRecord& e : r.events)
+    if (e.kind == "stick" && e.name == "slope_contact.friction_x" && e.t > 0.0) {
+      ++sticks;
+      t_stick = e.t;
+    }
+  ASSERT_EQ(sticks, 1);
+  EXPECT_NEAR(t_stick, t_stop, 1e-9);
+  const double stop_at = v0 * t_stop - 0.5 * decel * t_stop * t_stop;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = std::min(r.t[k], t_stop);
+    EXPECT_NEAR(down_slope(r, k, a), v0 * t - 0.5 * decel * t * t, 1e-9) << r.t[k];
+    if (r.t[k] > t_stop) {
+      EXPECT_EQ(r["slope_contact.friction_mode_x"][k], 0.0);
+      EXPECT_NEAR(down_slope(r, k, a), stop_at, 1e-9);
+      EXPECT_NEAR(r["slope_contact.friction_x"][k], kMass * kG * std::sin(a), 1e-9);
+    }
+  }
+  fmt::print("sliding block on a gentle slope: sticks at {:.12f} s (closed form {:.12f} s)\n",
+             t_stick, t_stop);
+}
+
+TEST(ContactFriction, PushedBlockSlipsAtTheStaticLimitAndSlidesWithKineticFriction) {
+  const double b = 10.0, mu = 0.3, mu_s = 0.5;
+  const test::RecordedRun r =
+      run("examples/pushed_block.yaml", {},
+          {"block.x", "block.vx", "floor.friction_x", "floor.friction_mode_x", "floor.normal",
+           "energy.dissipated", "energy.balance"});
+  const double t_s = mu_s * kMass * kG / b;
+  double t_slip = -1.0;
+  for (const EventRecord& e : r.events)
+    if (e.kind == "slip" && e.name == "floor.friction_x") t_slip = e.t;
+  EXPECT_NEAR(t_slip, t_s, 1e-9);
+  double worst = 0.0;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    if (std::abs(t - t_s) < 1e-9) continue;  // the samples just before and after the slip
+    if (t <= t_s) {
+      EXPECT_NEAR(r["block.x"][k], 0.0, 1e-12) << t;
+      EXPECT_NEAR(r["floor.friction_x"][k], -b * t, 1e-9) << t;
+      continue;
+    }
+    const double tau = t - t_s;
+    const double x = b / (6.0 * kMass) * (t * t * t - t_s * t_s * t_s) -
+                     b / (2.0 * kMass) * t_s * t_s * tau - 0.5 * mu * kG * tau * tau;
+    worst = std::max(worst, std::abs(r["block.x"][k] - x));
+    EXPECT_EQ(r["floor.friction_mode_x"][k], 1.0);
+    EXPECT_NEAR(r["floor.friction_x"][k], -mu * kMass * kG, 1e-9);
+  }
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print(
+      "pushed block: slips at {:.12f} s (closed form mu_s m g / b = {:.12f} s); x(t) "
+      "within {:.2e} m of the closed form with mu_k\n",
+      t_slip, t_s, worst);
+}
+
+}  // namespace
+}  // namespace ictus
+
+namespace ictus {
+namespace {
+
+// Moreau-Jean time-stepping with the friction pyramid in the step's
+// complementarity problem: the same closed forms.
+test::RecordedRun run_moreau_jean(const std::string& example, const ParameterOverrides& overrides,
+                                  const std::vector<std::string>& channels, double step) {
+  Model model = load_model(test::source_path(example), overrides);
+  IntegratorSettings& in = model.settings().integrator;
+  in.name = "moreau_jean";
+  in.step = step;
+  in.given = {"step"};
+  in.given_where = {in.where};
+  model.settings().output_step = 0.01;
+  return test::run_and_record(model, channels);
+}
+
+TEST(ContactFrictionMoreauJean, BlockOnAnInclineSticksBelowTheStaticAngle) {
+  const double a = 0.4;
+  const test::RecordedRun r =
+      run_moreau_jean("examples/incline_block.yaml",
+                      {{"angle", "0.4"}, {"mu", "0.4"}, {"mu_s", "0.45"}}, kIncline, 1e-3);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    EXPECT_NEAR(down_slope(r, k, a), 0.0, 1e-12) << r.t[k];
+    if (r.t[k] == 0.0) continue;
+    EXPECT_EQ(r["slope_contact.friction_mode_x"][k], 0.0);
+    EXPECT_NEAR(r["slope_contact.normal"][k], kMass * kG * std::cos(a), 1e-9);
+    EXPECT_NEAR(r["slope_contact.friction_x"][k], kMass * kG * std::sin(a), 1e-9);
+  }
+}
+
+TEST(ContactFrictionMoreauJean, BlockOnAnInclineSlidesWithTheClosedFormAcceleration) {
+  // mu_static = mu: the scheme is exact for constant forces (theta = 1/2)
+  const double a = 0.5, mu = 0.4;
+  const test::RecordedRun r =
+      run_moreau_jean("examples/incline_block.yaml", {{"mu_s", "0.4"}}, kIncline, 1e-3);
+  const double acc = kG * (std::sin(a) - mu * std::cos(a));
+  double worst = 0.0;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    worst = std::max(worst, std::abs(down_slope(r, k, a) - 0.5 * acc * t * t));
+    EXPECT_NEAR(r["slope_contact.slip_rate_x"][k], -acc * t, 1e-9);
+    if (t == 0.0) continue;
+    EXPECT_EQ(r["slope_contact.friction_mode_x"][k], -1.0);
+    EXPECT_NEAR(r["slope_contact.normal"][k], kMass * kG * std::cos(a), 1e-9);
+    EXPECT_NEAR(r["slope_contact.friction_x"][k], mu * kMass * kG * std::cos(a), 1e-9);
+  }
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print("Moreau-Jean incline (h = 1e-3): s(t) within {:.2e} m of the closed form\n", worst);
+}
+
+TEST(ContactFrictionMoreauJean, PushedBlockSlipsAtTheStaticLimitWithinTheStep) {
+  const double b = 10.0, mu = 0.3, mu_s = 0.5, t_end = 1.5;
+  const double t_s = mu_s * kMass * kG / b;
+  const double v_end = b / (2.0 * kMass) * (t_end * t_end - t_s * t_s) - mu * kG * (t_end - t_s);
+  double error[2] = {0.0, 0.0};
+  int n = 0;
+  for (const double h : {1e-3, 1e-4}) {
+    const test::RecordedRun r =
+        run_moreau_jean("examples/pushed_block.yaml", {},
+                        {"block.x", "block.vx", "floor.friction_x", "floor.normal"}, h);
+    // stuck (no motion) before t_s; moving one step after it
+    double t_move = -1.0;
+    for (std::size_t k = 0; k < r.t.size(); ++k)
+      if (t_move < 0.0 && r["block.vx"][k] > 1e-9) t_move = r.t[k];
+    for (std::size_t k = 0; k < r.t.size(); ++k)
+      if (r.t[k] < t_s - h) {
+        EXPECT_NEAR(r["block.x"][k], 0.0, 1e-12) << r.t[k];
+      }
+    EXPECT_GE(t_move, t_s - h);
+    EXPECT_LE(t_move, t_s + 0.01 + h);  // the first output sample after the onset
+    // the velocity at the end: the onset within a step, and the first
+    // sliding step with mu_s, each worth at most (b t_s / m - mu g) h
+    error[n] = std::abs(r.final("block.vx") - v_end);
+    EXPECT_LT(error[n], 2.0 * (b * t_s / kMass - mu * kG + (mu_s - mu) * kG) * h);
+    ++n;
+  }
+  EXPECT_LT(error[1], 0.2 * error[0]);  // first order in h
+  fmt::print(
+      "Moreau-Jean pushed block: final velocity error {:.3e} (h = 1e-3), {:.3e} (h = "
+      "1e-4) m/s of {:.6f}\n",
+      error[0], error[1], v_end);
+}
+
+}  // namespace
+}  // namespace ictus
