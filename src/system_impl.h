@@ -24,6 +24,7 @@
 #include "ictus/system.h"
 #include "kkt_solver.h"
 #include "schur_solver.h"
+#include "tree_kkt_solver.h"
 
 namespace ictus {
 
@@ -395,6 +396,13 @@ struct System::Impl {
   bool inertia_ill_conditioned = false;
   internal::KktSolver kkt;
   VecX kkt_rhs;  // gamma - Baumgarte terms per row
+  // the linear-time solve of a tree-structured mechanism (tree_kkt_solver.h);
+  // the sparse path above when the graph has loops, rows are dropped, the
+  // pivots are small, the inertia spoils S, or joint friction needs S again
+  internal::TreeKktSolver tree;
+  bool tree_allowed = true;  // System::set_tree_dynamics
+  bool tree_used = false;    // by the last evaluation of the dynamics
+  bool solve_on_tree();      // false: the sparse path must solve
   std::vector<std::string> warnings;
   std::map<std::string, int> warning_repeats;  // text -> times given after the first
   /// Per dropped row, a self-stress: (row, multiplier) pairs with D^T p = 0,

@@ -102,6 +102,7 @@ void System::Impl::rebuild_structure() {
   impact_velocities_before = VecX::Zero(layout.velocity_size());
   state_buffer = VecX::Zero(layout.size());
   solver.analyse(row_bodies, n);
+  tree.analyse(row_bodies, model.bodies());
   rank.analyse(row_bodies, n);
   geometric_check_below = kSchurCheck;
   inertia_ill_conditioned = false;
