@@ -335,10 +335,28 @@ void System::Impl::solve_dynamics() {
   dynamics_valid = true;
 }
 
-bool System::Impl::solve_on_tree() {
+bool System::Impl::tree_may_solve() const {
   if (!tree_allowed || !tree.usable() || inertia_ill_conditioned || !friction_joints.empty())
     return false;
-  if (std::any_of(dropped.begin(), dropped.end(), [](char d) { return d != 0; })) return false;
+  return std::none_of(dropped.begin(), dropped.end(), [](char d) { return d != 0; });
+}
+
+bool System::Impl::solve_schur(VecX& p) {
+  if (tree_may_solve() && tree.factorize(rows) &&
+      tree.smallest_pivot_ratio() > geometric_check_below) {
+    // with no load, M a = D^T p and D a = b give S p = b
+    tree_rhs = p;
+    tree.solve([](BodyIndex) { return Vec6::Zero().eval(); }, tree_rhs, tree_accelerations, p);
+    return true;
+  }
+  solver.assemble(rows, inverse_mass, dropped);
+  if (!solver.factorize()) return false;
+  solver.solve_in_place(p);
+  return true;
+}
+
+bool System::Impl::solve_on_tree() {
+  if (!tree_may_solve()) return false;
   // small pivots: the sparse path decides whether the rank changed (and asks
   // the geometry), as it does for its own pivots
   if (!tree.factorize(rows) || !(tree.smallest_pivot_ratio() > geometric_check_below)) return false;
