@@ -6,7 +6,10 @@ packages=(build-essential cmake libeigen3-dev libyaml-cpp-dev libmuparser-dev li
           libsuitesparse-dev libssl-dev nlohmann-json3-dev libsiconos-numerics-dev
           python3  # the CLI tests check run.json (json) and resident size (resource)
           clang libclang-rt-14-dev  # the fuzzer (scripts/fuzz.sh): clang and its libFuzzer
-          chromium)  # the HTML report's browser tests (tests/report/)
+          chromium  # the HTML report's browser tests (tests/report/)
+          # the peer engines of bench/peers/run.sh, its plot and its drivers' build
+          libsimbody-dev libmujoco-dev libdart-dev libdart-external-ikfast-dev siconos
+          libsiconos-kernel-dev libsiconos-mechanics-dev python3-matplotlib pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

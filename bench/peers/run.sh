@@ -4,8 +4,8 @@
 #   bench/peers/run.sh [--install] [--quick] [--n=4,16,64,256,1024] [--only=chain,chain3d,slider]
 #                      [--out=DIR]
 #
-#   --install  apt-get the peers from Debian first (root): libsimbody-dev libmujoco-dev libdart-dev
-#              libdart-external-ikfast-dev siconos (and Siconos' headers)
+#   --install  apt-get what is missing first (root; scripts/install-deps.sh): the peers libsimbody-dev
+#              libmujoco-dev libdart-dev libdart-external-ikfast-dev siconos, Siconos' headers
 #   --quick    N = 4, 16, one repeat, rk4 only for ictus (what CI runs)
 # Builds ictus (release preset) and one driver per peer (drivers/, g++ -O2), runs each model in each
 # engine, and writes DIR/<engine>.csv, DIR/table.md (printed), DIR/table.csv and DIR/cost_vs_n.svg
@@ -29,13 +29,8 @@ for a in "$@"; do
     *) echo "run.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
-if [ "$INSTALL" = 1 ]; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q
-  apt-get install -y -q --no-install-recommends libsimbody-dev libmujoco-dev libdart-dev \
-    libdart-external-ikfast-dev siconos libsiconos-kernel-dev libsiconos-mechanics-dev \
-    pkg-config g++ python3-matplotlib
-fi
+# the peers are in the project's package list (scripts/install-deps.sh)
+[ "$INSTALL" = 1 ] && bash "$ROOT/scripts/install-deps.sh"
 # single-threaded BLAS: OpenBLAS' threads make the peers' small dense solves slower on 2 cores
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 export BENCH_REPEATS=$REPEATS BENCH_MAX_RUN_S=${BENCH_MAX_RUN_S:-30} BENCH_SLOW_S=${BENCH_SLOW_S:-15}
