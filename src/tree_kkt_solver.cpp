@@ -152,26 +152,28 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
     const auto i = static_cast<std::size_t>(node.index);
     if (!node.is_edge) {
       // D_b is complete (its child edges are eliminated): P_e += J D_b^-1 J^T
-      if (cholesky6(body_pivot_[i], body_inverse_diagonal_[i]) == 0.0) return false;
+      if (ldlt6(body_pivot_[i], body_inverse_diagonal_[i]) == 0.0) return false;
       const int e = parent_edge_[i];
       if (e < 0) continue;
       // row-major: the substitution's row operations are contiguous (vectorised)
       Mat6Rows x = edge_child_[static_cast<std::size_t>(e)].transpose();
-      forward_substitute6(body_pivot_[i], body_inverse_diagonal_[i], x);
-      edge_pivot_[static_cast<std::size_t>(e)].noalias() += x.transpose() * x;
+      forward_substitute6(body_pivot_[i], x);
+      edge_pivot_[static_cast<std::size_t>(e)].noalias() +=
+          x.transpose() * body_inverse_diagonal_[i].asDiagonal() * x;
       continue;
     }
     // dependency within the edge: a pivot small against its diagonal entry
     // (in a tree, rows can depend on each other only within one edge)
-    const double ratio = cholesky6(edge_pivot_[i], edge_inverse_diagonal_[i]);
+    const double ratio = ldlt6(edge_pivot_[i], edge_inverse_diagonal_[i]);
     if (ratio == 0.0) return false;
     smallest_ratio_ = std::min(smallest_ratio_, ratio);
     const BodyIndex parent = edges_[i].parent;
     if (parent == kGround) continue;
     // D_p += J_ep^T P_e^-1 J_ep
     Mat6Rows y = edge_parent_[i];
-    forward_substitute6(edge_pivot_[i], edge_inverse_diagonal_[i], y);
-    body_pivot_[static_cast<std::size_t>(parent)].noalias() += y.transpose() * y;
+    forward_substitute6(edge_pivot_[i], y);
+    body_pivot_[static_cast<std::size_t>(parent)].noalias() +=
+        y.transpose() * edge_inverse_diagonal_[i].asDiagonal() * y;
   }
   return true;
 }
@@ -181,14 +183,14 @@ void TreeKktSolver::solve_forward_backward() {
   for (const Node& node : order_) {
     const auto i = static_cast<std::size_t>(node.index);
     if (!node.is_edge) {
-      cholesky6_solve(body_pivot_[i], body_inverse_diagonal_[i], body_vector_[i]);
+      ldlt6_solve(body_pivot_[i], body_inverse_diagonal_[i], body_vector_[i]);
       const int e = parent_edge_[i];
       if (e >= 0)
         edge_vector_[static_cast<std::size_t>(e)].noalias() -=
             edge_child_[static_cast<std::size_t>(e)] * body_vector_[i];
       continue;
     }
-    cholesky6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], edge_vector_[i]);
+    ldlt6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], edge_vector_[i]);
     edge_vector_[i] = -edge_vector_[i];  // D_e = -P_e
     const BodyIndex parent = edges_[i].parent;
     if (parent != kGround)
@@ -203,14 +205,14 @@ void TreeKktSolver::solve_forward_backward() {
       if (e < 0) continue;
       Vec6 w = edge_child_[static_cast<std::size_t>(e)].transpose() *
                edge_vector_[static_cast<std::size_t>(e)];
-      cholesky6_solve(body_pivot_[i], body_inverse_diagonal_[i], w);
+      ldlt6_solve(body_pivot_[i], body_inverse_diagonal_[i], w);
       body_vector_[i] -= w;
       continue;
     }
     const BodyIndex parent = edges_[i].parent;
     if (parent == kGround) continue;
     Vec6 w = edge_parent_[i] * body_vector_[static_cast<std::size_t>(parent)];
-    cholesky6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], w);
+    ldlt6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], w);
     edge_vector_[i] += w;  // -D_e^-1 = P_e^-1
   }
 }

@@ -17,7 +17,8 @@
 // so a body's pivot is its articulated inertia M_b + sum J_c^T P_c^-1 J_c
 // and an edge's pivot is -P_e, P_e = J_eb D_b^-1 J_eb^T for its child body
 // b. Every block is a fixed-size 6x6 Eigen matrix (edges of m < 6 rows are
-// padded with identity rows that carry nothing), so the numeric work is
+// padded with identity rows that carry nothing; LDL^T of each, ldlt6.h),
+// so the numeric work is
 // O(bodies), vectorised and allocation-free. The symbolic work (grouping
 // rows into edges, the forest check, the elimination order) is done once
 // per structure by analyse().
@@ -35,9 +36,9 @@
 #include <span>
 #include <vector>
 
-#include "cholesky6.h"
 #include "constraint_jacobian.h"
 #include "ictus/body.h"
+#include "ldlt6.h"
 
 namespace ictus::internal {
 
