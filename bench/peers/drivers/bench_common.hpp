@@ -2,11 +2,11 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,10 +27,14 @@ inline double now_s() {
 #endif
 }
 
-struct Stats { double min = 0, median = 0; int n = 0; };
+struct Stats {
+  double min = 0, median = 0;
+  int n = 0;
+};
 
 inline Stats stats(std::vector<double> v) {
-  Stats s; s.n = (int)v.size();
+  Stats s;
+  s.n = (int)v.size();
   if (v.empty()) return s;
   std::sort(v.begin(), v.end());
   s.min = v.front();
@@ -49,10 +53,10 @@ inline double slow_threshold() {
   return e ? std::atof(e) : 60.0;
 }
 
-// Simulated time for the chain benchmarks: 10 s, or BENCH_T if set.  If a short probe shows that one
-// run would take longer than BENCH_MAX_RUN_S (default 60 s) of wall time, the simulated time is cut
-// to the largest of {5,2,1,0.5,0.2,0.1} s that fits; the row then reports the shorter tsim and its
-// energy drift is not comparable with 10 s rows.
+// Simulated time for the chain benchmarks: 10 s, or BENCH_T if set.  If a short probe shows that
+// one run would take longer than BENCH_MAX_RUN_S (default 60 s) of wall time, the simulated time is
+// cut to the largest of {5,2,1,0.5,0.2,0.1} s that fits; the row then reports the shorter tsim and
+// its energy drift is not comparable with 10 s rows.
 inline double tsim_default() {
   const char* e = std::getenv("BENCH_T");
   return e ? std::atof(e) : 10.0;
@@ -84,20 +88,21 @@ inline Stats time_repeats(const std::function<void()>& reset, const std::functio
 // One result row.  Columns are documented in PEERS.md.
 struct Row {
   std::string engine, model, variant;
-  int n = 0;            // number of links / bodies (model size)
-  double dt = 0;        // nominal step (0 = adaptive)
-  double tsim = 0;      // simulated time [s]
-  long steps = 0;       // steps taken in one run
-  double build_s = 0;   // model build time [s]
-  Stats wall;           // wall time of the simulation loop [s]
+  int n = 0;                  // number of links / bodies (model size)
+  double dt = 0;              // nominal step (0 = adaptive)
+  double tsim = 0;            // simulated time [s]
+  long steps = 0;             // steps taken in one run
+  double build_s = 0;         // model build time [s]
+  Stats wall;                 // wall time of the simulation loop [s]
   double E0 = NAN, E1 = NAN;  // total energy at t=0 and t=tsim [J]
-  double escale = NAN;  // energy scale used for the relative drift
-  std::string extra;    // free-form accuracy info ("key=value;...")
+  double escale = NAN;        // energy scale used for the relative drift
+  std::string extra;          // free-form accuracy info ("key=value;...")
 };
 
 inline void print_header() {
-  std::printf("engine,model,variant,n,dt,tsim,steps,build_s,reps,wall_min_s,wall_med_s,"
-              "wall_per_simsec_min,steps_per_s_min,E0,E_end,dE,dE_rel,extra\n");
+  std::printf(
+      "engine,model,variant,n,dt,tsim,steps,build_s,reps,wall_min_s,wall_med_s,"
+      "wall_per_simsec_min,steps_per_s_min,E0,E_end,dE,dE_rel,extra\n");
 }
 
 inline void print_row(const Row& r) {
@@ -144,7 +149,9 @@ constexpr double kIaxial = 1e-3;  // kg m^2, inertia about the rod's own axis (t
 constexpr double kItrans = kLinkM * kLinkL * kLinkL / 12.0;  // about COM, transverse
 // Energy scale for the chain: magnitude of the PE of the chain hanging straight down
 // (sum_i m g (i+1/2) L = m g L N^2 / 2).
-inline double chain_escale(int n) { return kLinkM * kG * kLinkL * n * n / 2.0; }
+inline double chain_escale(int n) {
+  return kLinkM * kG * kLinkL * n * n / 2.0;
+}
 
 // Slider-crank: crank 0.1 m (1 kg uniform bar), rod 0.3 m (1 kg uniform bar), slider 1 kg.
 constexpr double kCrankL = 0.1, kRodL = 0.3, kCrankM = 1.0, kRodM = 1.0, kSliderM = 1.0;
@@ -175,7 +182,9 @@ struct ApexDetector {
       }
     }
     first = false;
-    prev_v = v; prev_h = h; prev_t = t;
+    prev_v = v;
+    prev_h = h;
+    prev_t = t;
   }
   std::string str(int k = 5) const {
     std::string s;
