@@ -10,7 +10,10 @@ packages=(build-essential cmake libeigen3-dev libyaml-cpp-dev libmuparser-dev li
           python3-matplotlib  # the plots of docs/examples (scripts/plot_examples.py)
           python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas  # import ictus (docs/python.md)
           clang libclang-rt-14-dev  # the fuzzer (scripts/fuzz.sh): clang and its libFuzzer
-          chromium)  # the HTML report's browser tests (tests/report/)
+          chromium  # the HTML report's browser tests (tests/report/)
+          # the peer engines of bench/peers/run.sh, its plot and its drivers' build
+          libsimbody-dev libmujoco-dev libdart-dev libdart-external-ikfast-dev siconos
+          libsiconos-kernel-dev libsiconos-mechanics-dev python3-matplotlib pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

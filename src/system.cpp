@@ -620,4 +620,13 @@ std::vector<std::pair<std::string, int>> System::repeated_warnings() const {
   return out;
 }
 
+void System::set_tree_dynamics(bool allowed) {
+  impl_->tree_allowed = allowed;
+  impl_->dynamics_valid = false;
+}
+
+bool System::tree_dynamics_used() const {
+  return impl_->tree_used;
+}
+
 }  // namespace ictus

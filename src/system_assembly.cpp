@@ -98,9 +98,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
     for (std::size_t r = 0; r < rows.size(); ++r)
       if (dropped[r] == 0 && rows[r].has_position_error)
         p(static_cast<Eigen::Index>(r)) = -rows[r].position_error;
-    solver.assemble(rows, inverse_mass, dropped);
-    if (!solver.factorize()) break;
-    solver.solve_in_place(p);
+    if (!solve_schur(p)) break;
     delta.setZero();
     add_correction(D, p, inverse_mass, dropped, delta);
     // halve the step while it does not reduce the violation
@@ -329,7 +327,8 @@ bool System::project(double t, VecX& y, double tolerance) {
   return changed;
 }
 
-// Velocities onto D u = h with the structure's own solver (no allocation):
+// Velocities onto D u = h with the structure's own solver, on the tree when
+// the structure is one (no allocation):
 // u += M^-1 D^T p,  S p = h - D u   (seed 000 eq. 4 without impact rows).
 void System::Impl::project_velocities(double time, VecX& state) {
   compute_kinematics(time, state);
@@ -338,9 +337,7 @@ void System::Impl::project_velocities(double time, VecX& state) {
   for (std::size_t r = 0; r < rows.size(); ++r)
     p(static_cast<Eigen::Index>(r)) =
         dropped[r] != 0 ? 0.0 : rows[r].target - row_rate(static_cast<int>(r));
-  solver.assemble(rows, inverse_mass, dropped);
-  if (!solver.factorize()) throw SimulationError(time, "singular constraint set in projection");
-  solver.solve_in_place(p);
+  if (!solve_schur(p)) throw SimulationError(time, "singular constraint set in projection");
   add_correction(D, p, inverse_mass, dropped, layout.velocities(state));
   compute_kinematics(time, state);
 }

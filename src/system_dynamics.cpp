@@ -6,6 +6,7 @@
 // Nothing here allocates once the structure is analysed.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "system_impl.h"
@@ -251,9 +252,13 @@ void System::Impl::solve_dynamics() {
       dropped_row_violated = true;
   }
 
-  solver.assemble(rows, inverse_mass, dropped);
-  bool ok = solver.factorize();
-  if (ok && m > 0) {
+  tree_used = solve_on_tree();
+  bool ok = true;
+  if (!tree_used) {
+    solver.assemble(rows, inverse_mass, dropped);
+    ok = solver.factorize();
+  }
+  if (!tree_used && ok && m > 0) {
     // a small pivot of S signals a possible rank change, or only a small
     // inertia (a slender rod): the geometry of D decides (constraint_rank.h),
     // asked again only when the pivots fall a further factor of 100
@@ -288,7 +293,11 @@ void System::Impl::solve_dynamics() {
     return;
   }
   driver_power = 0.0;
-  if (inertia_ill_conditioned) {
+  if (tree_used) {
+    for (std::size_t r = 0; r < m; ++r)
+      if (instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
+        driver_power += multipliers(static_cast<Eigen::Index>(r)) * row_rate(static_cast<int>(r));
+  } else if (inertia_ill_conditioned) {
     if (!kkt.solve(
             D,
             [this](BodyIndex b) {
@@ -324,6 +333,40 @@ void System::Impl::solve_dynamics() {
   if (!std::isfinite(power.applied) || !std::isfinite(power.dissipated))
     throw SimulationError(t, "a force element returned a non-finite value");
   dynamics_valid = true;
+}
+
+bool System::Impl::tree_may_solve() const {
+  if (!tree_allowed || !tree.usable() || inertia_ill_conditioned || !friction_joints.empty())
+    return false;
+  return std::none_of(dropped.begin(), dropped.end(), [](char d) { return d != 0; });
+}
+
+bool System::Impl::solve_schur(VecX& p) {
+  if (tree_may_solve() && tree.factorize(rows) &&
+      tree.smallest_pivot_ratio() > geometric_check_below) {
+    // with no load, M a = D^T p and D a = b give S p = b
+    tree_rhs = p;
+    tree.solve([](BodyIndex) { return Vec6::Zero().eval(); }, tree_rhs, tree_accelerations, p);
+    return true;
+  }
+  solver.assemble(rows, inverse_mass, dropped);
+  if (!solver.factorize()) return false;
+  solver.solve_in_place(p);
+  return true;
+}
+
+bool System::Impl::solve_on_tree() {
+  if (!tree_may_solve()) return false;
+  // small pivots: the sparse path decides whether the rank changed (and asks
+  // the geometry), as it does for its own pivots
+  if (!tree.factorize(rows) || !(tree.smallest_pivot_ratio() > geometric_check_below)) return false;
+  tree.solve(
+      [this](BodyIndex b) {
+        const BodyLoad& l = loads[static_cast<std::size_t>(b)];
+        return (Vec6() << l.force_W, l.torque_B).finished();
+      },
+      kkt_rhs, accelerations, multipliers);
+  return true;
 }
 
 void System::Impl::compute_all(double time, const VecX& state) {

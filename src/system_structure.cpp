@@ -102,6 +102,9 @@ void System::Impl::rebuild_structure() {
   impact_velocities_before = VecX::Zero(layout.velocity_size());
   state_buffer = VecX::Zero(layout.size());
   solver.analyse(row_bodies, n);
+  tree.analyse(row_bodies, model.bodies());
+  tree_accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
+  tree_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   rank.analyse(row_bodies, n);
   geometric_check_below = kSchurCheck;
   inertia_ill_conditioned = false;

@@ -331,6 +331,15 @@ class System final : public MechanicalSystem {
   std::vector<double> contact_forces(double t, const VecX& y, std::span<const int> sides,
                                      std::vector<double>* gap_accelerations = nullptr);
 
+  // --- linear algebra ---------------------------------------------------------
+  /// Whether a mechanism whose body/joint graph is a tree may be solved in
+  /// linear time on that graph (on by default; docs/performance.md). Off, every
+  /// evaluation forms and factorises S = D M^-1 D^T (the general path, which
+  /// also takes loops, redundant rows and singular configurations).
+  void set_tree_dynamics(bool allowed);
+  /// Whether the last evaluation of the dynamics was solved on the tree.
+  bool tree_dynamics_used() const;
+
   // --- reports --------------------------------------------------------------
   /// Analyses the current structure at state y (rank, redundancy, condition).
   StructureReport structure_report(double t, const VecX& y);

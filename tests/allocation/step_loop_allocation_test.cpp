@@ -158,14 +158,42 @@ TEST(StepLoopAllocation, SliderCrankWithDriverAndFormulaLoads) {
   EXPECT_GT(steps, 50);
 }
 
+// Counts the samples whose evaluation was solved on the tree
+// (tree_kkt_solver.h), so that the zero counts cover that path.
+class TreeUseCounter final : public Observer {
+ public:
+  void on_sample(double, System& system) override {
+    if (system.tree_dynamics_used()) ++tree_samples_;
+  }
+  long tree_samples() const { return tree_samples_; }
+
+ private:
+  long tree_samples_ = 0;
+};
+
+long allocations_during_run(const Model& model, long* steps, long* tree_samples) {
+  Simulation simulation(model);
+  AllocationCounter counter;
+  TreeUseCounter tree;
+  simulation.add_observer(counter);
+  simulation.add_observer(tree);
+  const RunStatistics stats = simulation.run();
+  *steps = stats.integrator.steps;
+  *tree_samples = tree.tree_samples();
+  EXPECT_GT(counter.samples(), 10);
+  return g_allocations.load();
+}
+
 TEST(StepLoopAllocation, ChainOfPendulumsWithRk4) {
   Model model = test::make_chain(30);
   model.settings().until = 0.2;
   model.settings().integrator.name = "rk4";
   model.settings().integrator.step = 1e-3;
   long steps = 0;
-  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  long tree_samples = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps, &tree_samples), 0);
   EXPECT_GT(steps, 100);
+  EXPECT_GT(tree_samples, 10);  // the linear-time tree solve
 }
 
 TEST(StepLoopAllocation, FourBarWithRedundantRowsAndAnArmedEvent) {
