@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ictus/located_extrema.h"
@@ -21,6 +22,13 @@ std::vector<std::string> select_channels(const System& system,
 /// Checks that every summary peak (model file `summary: peaks:`) names a
 /// channel of `system`; throws ModelError at the entry otherwise.
 void check_summary_peaks(const System& system, const std::vector<SummaryPeak>& peaks);
+
+/// What every summary entry (`what`: "peak", "spectrum") must satisfy: its
+/// channel is one of `system`'s and its window [from, to] meets the run;
+/// ModelError at `where` otherwise.
+void check_summary_entry(const System& system, std::string_view what, const std::string& label,
+                         const std::string& channel, double from, double to,
+                         const SourceLocation& where);
 
 /// Records samples of chosen channels in memory.
 class Recorder : public Observer {

@@ -132,22 +132,28 @@ std::vector<std::string> select_channels(const System& system,
   return out;
 }
 
-void check_summary_peaks(const System& system, const std::vector<SummaryPeak>& peaks) {
-  std::vector<std::string> all;
-  for (int k = 0; k < system.channel_count(); ++k) all.push_back(system.channel_info(k).name);
-  const SimulationSettings& run = system.model().settings();
-  for (const SummaryPeak& p : peaks) {
-    if (system.find_channel(p.channel) < 0)
-      throw ModelError(p.where, "summary",
-                       fmt::format("peak '{}': unknown channel '{}'{}; see docs/channels.md (or "
-                                   "'ictus channels MODEL')",
-                                   p.label, p.channel, internal::did_you_mean(p.channel, all)));
-    if (p.to < run.start || p.from > run.until)
-      throw ModelError(p.where, "summary",
-                       fmt::format("peak '{}': the window {:g} .. {:g} s lies outside the run "
-                                   "({:g} .. {:g} s); give 'from' and 'to' within it",
-                                   p.label, p.from, p.to, run.start, run.until));
+void check_summary_entry(const System& system, std::string_view what, const std::string& label,
+                         const std::string& channel, double from, double to,
+                         const SourceLocation& where) {
+  if (system.find_channel(channel) < 0) {
+    std::vector<std::string> all;
+    for (int k = 0; k < system.channel_count(); ++k) all.push_back(system.channel_info(k).name);
+    throw ModelError(where, "summary",
+                     fmt::format("{} '{}': unknown channel '{}'{}; see docs/channels.md (or "
+                                 "'ictus channels MODEL')",
+                                 what, label, channel, internal::did_you_mean(channel, all)));
   }
+  const SimulationSettings& run = system.model().settings();
+  if (to < run.start || from > run.until)
+    throw ModelError(where, "summary",
+                     fmt::format("{} '{}': the window {:g} .. {:g} s lies outside the run "
+                                 "({:g} .. {:g} s); give 'from' and 'to' within it",
+                                 what, label, from, to, run.start, run.until));
+}
+
+void check_summary_peaks(const System& system, const std::vector<SummaryPeak>& peaks) {
+  for (const SummaryPeak& p : peaks)
+    check_summary_entry(system, "peak", p.label, p.channel, p.from, p.to, p.where);
 }
 
 // --- Recorder -----------------------------------------------------------------

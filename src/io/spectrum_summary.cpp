@@ -7,24 +7,14 @@
 
 #include "../text_util.h"
 #include "ictus/error.h"
+#include "ictus/observers.h"
 
 namespace ictus {
 
 void check_summary_spectra(const System& system, const std::vector<SummarySpectrum>& spectra) {
-  std::vector<std::string> all;
-  for (int k = 0; k < system.channel_count(); ++k) all.push_back(system.channel_info(k).name);
   const SimulationSettings& run = system.model().settings();
   for (const SummarySpectrum& s : spectra) {
-    if (system.find_channel(s.channel) < 0)
-      throw ModelError(s.where, "summary",
-                       fmt::format("spectrum '{}': unknown channel '{}'{}; see docs/channels.md "
-                                   "(or 'ictus channels MODEL')",
-                                   s.label, s.channel, internal::did_you_mean(s.channel, all)));
-    if (s.to < run.start || s.from > run.until)
-      throw ModelError(s.where, "summary",
-                       fmt::format("spectrum '{}': the window {:g} .. {:g} s lies outside the "
-                                   "run ({:g} .. {:g} s); give 'from' and 'to' within it",
-                                   s.label, s.from, s.to, run.start, run.until));
+    check_summary_entry(system, "spectrum", s.label, s.channel, s.from, s.to, s.where);
     // the frequency resolution is 1/length: two periods of the lowest
     // frequency wanted put it two bins above zero, apart from the mean
     const double from = std::max(s.from, run.start), to = std::min(s.to, run.until);
