@@ -16,6 +16,7 @@
 #include "ictus/compiled_model.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
+#include "ictus/spectrum_summary.h"
 
 namespace py = pybind11;
 
@@ -57,6 +58,9 @@ class PySimulation {
     // output as the command line's summary does
     const std::vector<SummaryPeak>& peaks = system.model().settings().peaks;
     check_summary_peaks(system, peaks);
+    // the spectrum lines are the command line's, but a model that asks for
+    // one the run cannot give is refused here as there
+    check_summary_spectra(system, system.model().settings().spectra);
     summary_ = std::make_unique<Summary>(std::vector<std::string>{}, peaks);
     simulation_->add_observer(*summary_);
   }

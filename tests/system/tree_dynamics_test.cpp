@@ -32,13 +32,15 @@ std::vector<std::string> model_names() {
 }
 
 // models the sparse path solves at every instant: a loop in the body/joint
-// graph (four-bars, slider-cranks, the engine), or Coulomb friction in a
-// joint (its normal force needs S again, system_joint_friction.cpp)
+// graph (four-bars, slider-cranks, the engines, the panels' synchronising
+// linkage), or Coulomb friction in a joint or at a contact (its normal force
+// needs S again, system_joint_friction.cpp)
 bool sparse_only(const std::string& name) {
   for (const char* loop :
        {"examples/four_bar_redundant", "examples/slider_crank", "examples/engine_v8",
-        "examples/disk_slider", "tests/models/four_bar_rrsc", "tests/models/ladder_friction",
-        "tests/models/pin_friction_pendulum"})
+        "examples/engine_isolated", "examples/solar_panel_deployment", "examples/disk_slider",
+        "examples/incline_block", "examples/pushed_block", "tests/models/four_bar_rrsc",
+        "tests/models/ladder_friction", "tests/models/pin_friction_pendulum"})
     if (name == loop) return true;
   return false;
 }
