@@ -601,6 +601,14 @@ void Model::validate() const {
                     settings_.output_step, settings_.start, settings_.until, samples, kMaxSamples));
   const IntegratorSettings& in = settings_.integrator;
   validate_integrator(in);
+  // SUNDIALS' solvers need a mechanical state to integrate (found by the
+  // fuzzer: a model whose bodies were all lost to a comment stopped with an
+  // internal error)
+  if ((in.name == "cvode" || in.name == "ida") && bodies_.empty())
+    throw ModelError(in.where, "simulate",
+                     fmt::format("integrator '{}' needs at least one body, and the model has "
+                                 "none; add bodies, or use dopri5",
+                                 in.name));
   // settings that cannot finish in any reasonable number of steps (issue 9:
   // max_step 1e-12 s was accepted and needed 10^12 steps)
   if (!(settings_.max_steps >= 1.0))
