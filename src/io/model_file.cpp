@@ -959,6 +959,22 @@ void read_simulate(const YAML::Node& node, const FileContext& ctx, Model& model)
   r.finish();
 }
 
+// The channel and the window [from, to] that every summary entry starts
+// with (peaks, spectra); an empty window is refused at 'to'.
+template <class Entry>
+void read_summary_window(MapReader& p, const FileContext& ctx, const std::string& element,
+                         Entry& entry) {
+  entry.channel = p.required_string("channel", "a channel name");
+  entry.where = ctx.at(p.get("channel"));
+  if (const auto from = p.optional_number("from")) entry.from = *from;
+  if (const auto to = p.optional_number("to")) entry.to = *to;
+  if (!(entry.from < entry.to))
+    throw ModelError(p.has("to") ? ctx.at(p.get("to")) : p.where(), element,
+                     fmt::format("the window is empty: 'from' ({:g}) must be less than 'to' "
+                                 "({:g})",
+                                 entry.from, entry.to));
+}
+
 // summary: {spectra: [{channel, from, to, lowest, peaks, label}]}: the dominant
 // frequencies of a channel over a window (issue 17). The window's length is
 // checked against `lowest` here when both ends are given, else when the run's
@@ -974,15 +990,7 @@ void read_summary_spectra(const YAML::Node& spectra, const FileContext& ctx, Mod
     const std::string element = fmt::format("summary spectrum {}", ++index);
     MapReader p(item, ctx, element);
     SummarySpectrum spectrum;
-    spectrum.channel = p.required_string("channel", "a channel name");
-    spectrum.where = ctx.at(p.get("channel"));
-    if (const auto from = p.optional_number("from")) spectrum.from = *from;
-    if (const auto to = p.optional_number("to")) spectrum.to = *to;
-    if (!(spectrum.from < spectrum.to))
-      throw ModelError(p.has("to") ? ctx.at(p.get("to")) : p.where(), element,
-                       fmt::format("the window is empty: 'from' ({:g}) must be less than 'to' "
-                                   "({:g})",
-                                   spectrum.from, spectrum.to));
+    read_summary_window(p, ctx, element, spectrum);
     if (p.has("lowest")) {
       spectrum.lowest = p.positive("lowest", 0.0);
       spectrum.lowest_where = ctx.at(p.get("lowest"));
@@ -1017,15 +1025,7 @@ void read_summary(const YAML::Node& node, const FileContext& ctx, Model& model) 
       const std::string element = fmt::format("summary peak {}", ++index);
       MapReader p(item, ctx, element);
       SummaryPeak peak;
-      peak.channel = p.required_string("channel", "a channel name");
-      peak.where = ctx.at(p.get("channel"));
-      if (const auto from = p.optional_number("from")) peak.from = *from;
-      if (const auto to = p.optional_number("to")) peak.to = *to;
-      if (!(peak.from < peak.to))
-        throw ModelError(p.has("to") ? ctx.at(p.get("to")) : p.where(), element,
-                         fmt::format("the window is empty: 'from' ({:g}) must be less than 'to' "
-                                     "({:g})",
-                                     peak.from, peak.to));
+      read_summary_window(p, ctx, element, peak);
       if (const YAML::Node kind = p.get("extremum")) {
         const std::string k = p.string("extremum", "abs");
         if (k != "abs" && k != "min" && k != "max")
