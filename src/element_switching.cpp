@@ -11,6 +11,9 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   lambda_ahead_.assign(count, 0.0);
   ahead_negative_.assign(count, 0);
   switched_.assign(count, 0);
+  together_.reserve(count);
+  together_modes_.assign(count, 0);
+  together_before_.assign(count, 0);
 }
 
 double ElementSwitching::value(int k, double t, const VecX& y) {
@@ -90,14 +93,82 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
   log_switch(k, t, start ? kStick : before, start || mode == before ? "slip" : "reversal");
 }
 
+int ElementSwitching::decide_together(double t, VecX& y, bool start) {
+  together_.clear();
+  const auto count = static_cast<int>(g_last_.size());
+  auto candidate = [&](int k) {
+    return system_.stick_slip_enabled(k) && system_.stick_slip_needs_reactions(k);
+  };
+  if (start) {
+    // at t0: the moving elements slip the way they move, those at rest are decided
+    system_.evaluate(t, y, Stage::kKinematics);
+    for (int k = 0; k < count; ++k) {
+      if (!system_.stick_slip_enabled(k)) continue;
+      const double rate = system_.stick_slip_rate(k);
+      if (rate != 0.0) system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
+    }
+    system_.evaluate(t, y, Stage::kKinematics);
+    for (int k = 0; k < count; ++k)
+      if (candidate(k) && system_.stick_slip_rate(k) == 0.0) together_.push_back(k);
+  } else {
+    for (int k = 0; k < count; ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      if (!candidate(k) || system_.stick_slip_element(k).mode() == kStick) continue;
+      if (ahead_negative_[ki] != 0 || (g_last_[ki] > 0.0 && crossed(k, value(k, t, y))))
+        together_.push_back(k);
+    }
+    if (together_.empty()) return 0;
+    // the others that reach zero slip within the round-off of this instant
+    // (the root finder locates one crossing; a coupled one is a rounding away)
+    const double delta = 1e-9 * std::max(1.0, std::abs(t));
+    rate_.resize(y.size());
+    system_.derivative(t, y, rate_);
+    ahead_ = y + delta * rate_;
+    for (int k = 0; k < count; ++k) {
+      if (!candidate(k) || system_.stick_slip_element(k).mode() == kStick ||
+          std::find(together_.begin(), together_.end(), k) != together_.end())
+        continue;
+      const double now = value(k, t, y);
+      const double next = value(k, t + delta, ahead_);
+      if (crossed(k, next) && std::abs(now) <= 1e3 * std::abs(next - now)) together_.push_back(k);
+    }
+  }
+  if (together_.size() < 2) return 0;
+  system_.evaluate(t, y, Stage::kDynamics);
+  const std::span<int> modes(together_modes_.data(), together_.size());
+  if (!system_.decide_friction_together(together_, modes)) return 0;
+  bool structure = false;
+  for (std::size_t i = 0; i < together_.size(); ++i) {
+    const int k = together_[i];
+    together_before_[i] = start ? kStick : system_.stick_slip_element(k).mode();
+    structure = system_.set_stick_slip_mode(k, modes[i]) || structure;
+  }
+  // the plastic impact of the new hold rows takes out the rates left by the
+  // root finding (as for one element)
+  if (structure) system_.apply_impact(t, y);
+  system_.evaluate(t, y, Stage::kDynamics);
+  for (std::size_t i = 0; i < together_.size(); ++i) {
+    const int k = together_[i];
+    const int before = together_before_[i];
+    const char* kind = modes[i] == kStick            ? "stick"
+                       : start || modes[i] == before ? "slip"
+                                                     : "reversal";
+    log_switch(k, t, before, kind);
+    g_last_[static_cast<std::size_t>(k)] = 1.0;
+    switched_[static_cast<std::size_t>(k)] = 1;
+  }
+  return static_cast<int>(together_.size());
+}
+
 int ElementSwitching::apply(double t, VecX& y, bool start) {
   int switches = 0;
   std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
   for (int round = 0; round < 10; ++round) {
     std::fill(switched_.begin(), switched_.end(), char{0});
+    switches += decide_together(t, y, start && round == 0);
     for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
       const auto ki = static_cast<std::size_t>(k);
-      if (!system_.stick_slip_enabled(k)) continue;
+      if (!system_.stick_slip_enabled(k) || switched_[ki] != 0) continue;
       const int mode = system_.stick_slip_element(k).mode();
       if (start && round == 0) {
         // at t0 a moving element slips the way it moves; one at rest is

@@ -56,6 +56,11 @@ class ElementSwitching {
   bool crossed(int k, double g) const;
   /// Element k at u' = 0: sticks or slips the way the load pushes.
   void decide_at_zero_rate(int k, double t, VecX& y, bool start);
+  /// The frictional joints and contact tangents at a zero slip rate at t
+  /// (firing, or reaching zero within the look-ahead), when there are
+  /// several, decided together (System::decide_friction_together). Returns
+  /// the number decided (0: none, one, or too many; decided one by one).
+  int decide_together(double t, VecX& y, bool start);
   void log_switch(int k, double t, int before, const char* kind);
   /// Element k's function a moment after t along the motion (and, stuck,
   /// the hold force there in lambda_ahead_).
@@ -67,6 +72,7 @@ class ElementSwitching {
   std::vector<double> lambda_ahead_;  // hold force a moment after the instant
   std::vector<char> ahead_negative_;
   std::vector<char> switched_;  // in the current round
+  std::vector<int> together_, together_modes_, together_before_;
   VecX rate_, ahead_;
 };
 

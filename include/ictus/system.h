@@ -263,6 +263,18 @@ class System final : public MechanicalSystem {
   /// SimulationError (the joint, the time) when the friction law has no or
   /// several solutions (Painleve).
   int decide_joint_friction(int k);
+  /// Several such elements (joint friction, contact tangents), all slipping
+  /// and all at a zero slip rate in the last evaluated state, decided
+  /// together (docs/theory/friction.md, "Several at zero rate"): the
+  /// combination of stick and slip directions whose stuck forces lie within
+  /// mu_static |N| and whose slipping coordinates accelerate the way they
+  /// slip, the others keeping their forces. Writes each element's mode into
+  /// `modes`. Returns false, deciding nothing, for more than
+  /// kMaxFrictionDecidedTogether elements. Throws SimulationError naming
+  /// them and the time when no combination or several are consistent
+  /// (Painleve).
+  bool decide_friction_together(std::span<const int> elements, std::span<int> modes);
+  static constexpr int kMaxFrictionDecidedTogether = 6;
 
   // --- impacts ----------------------------------------------------------------
   /// System impact (seed 000 eqs. 3-5): external impulses pe are applied and

@@ -40,7 +40,8 @@ bool sparse_only(const std::string& name) {
        {"examples/four_bar_redundant", "examples/slider_crank", "examples/engine_v8",
         "examples/engine_isolated", "examples/solar_panel_deployment", "examples/disk_slider",
         "examples/incline_block", "examples/pushed_block", "tests/models/four_bar_rrsc",
-        "tests/models/ladder_friction", "tests/models/pin_friction_pendulum"})
+        "tests/models/ladder_friction", "tests/models/pin_friction_pendulum",
+        "tests/models/stacked_blocks_friction"})
     if (name == loop) return true;
   return false;
 }

@@ -1,0 +1,268 @@
+// Several frictional elements (joints, contact tangents) reaching a zero slip
+// rate at one instant, decided together (docs/theory/friction.md, "Several at
+// zero rate"; Pfeiffer & Glocker 1996, ch. 7: the stick/slip transitions of
+// several contacts are one set-valued problem, not k separate ones).
+//
+// At the instant every element of the set slips (its hold row open), so the
+// last solve holds, per element j, the response of the whole mechanism to a
+// unit friction force F_j. Without the set's own forces, element i has
+//   q_i'' = a0_i + sum_j C_ij F_j,   y_i = y0_i + sum_j T_ij F_j,
+// y_i its normal force on its line (a joint's |N| = |y_i|; a contact's signed
+// N = y_i). A combination gives each element a mode: stuck, q_i'' = 0; or
+// slipping in direction s_i, F_i = -s_i mu_i sigma_i y_i with the side
+// sigma_i = sgn(y_i) enumerated for joints. Each is one linear system in F; it
+// is consistent when every stuck force lies within mu_s |N|, every slipping
+// coordinate accelerates the way it slips (s_i q_i'' > 0) and every side
+// agrees. Exact enumeration of the 3^k combinations (k <= 6), no iteration.
+// Static friction takes precedence, as for one element: of the consistent
+// combinations the one with the most stuck elements is taken (with mu_s > mu
+// an element that can stick can often also start to slip); two different
+// ones with that count are reported as Painleve, as is none.
+//
+// Stuck elements whose hold rows are dependent (two guides of one degree of
+// freedom) leave their forces statically indeterminate: the system is
+// singular, and the combination is consistent when some forces within the
+// cones satisfy it. That set is a polytope; it is searched at its minimum-norm
+// point and at the points where one stuck force is at its limit, which is
+// exact for one degree of indeterminacy.
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "ictus/forces/reaction_friction.h"
+#include "system_impl.h"
+
+namespace ictus {
+
+namespace {
+
+constexpr int kMax = System::kMaxFrictionDecidedTogether;
+// as in the slip solve (system_joint_friction.cpp): a normal force counts as
+// on its line while the part off it is below this fraction of its size
+constexpr double kOffLine = 1e-6;
+// a mode per element: stuck, or slipping either way
+constexpr std::array<int, 3> kModes = {kStick, kSlipPositive, kSlipNegative};
+
+using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 2 * kMax, kMax>;
+using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 * kMax, 1>;
+
+const ReactionFriction& element_of(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
+  return static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+}
+
+}  // namespace
+
+bool System::decide_friction_together(std::span<const int> elements, std::span<int> modes) {
+  Impl& s = *impl_;
+  s.ensure_dynamics();
+  // a contact tangent whose contact is open has no friction force (N = 0)
+  // and acts on nothing: it slips the way its point accelerates. The others
+  // are decided together.
+  std::array<const Impl::FrictionJoint*, kMax> fj{};
+  std::array<std::size_t, kMax> index{};  // into elements
+  int k = 0;
+  for (std::size_t e = 0; e < elements.size(); ++e) {
+    const Impl::FrictionJoint* f = s.friction_joint_of_stick_slip(elements[e]);
+    if (f == nullptr || !f->unit_valid)
+      throw std::logic_error(
+          "decide_friction_together: an element is not a slipping frictional "
+          "joint or contact");
+    if (f->contact_side >= 0) {
+      const int row = s.contact_row(f->contact_side);
+      if (row < 0 || s.dropped[static_cast<std::size_t>(row)] != 0) {
+        modes[e] = f->acc > 0.0 ? kSlipPositive : f->acc < 0.0 ? kSlipNegative : kStick;
+        continue;
+      }
+    }
+    if (k == kMax) return false;
+    fj[static_cast<std::size_t>(k)] = f;
+    index[static_cast<std::size_t>(k++)] = e;
+  }
+  if (k == 0) return true;
+  if (k == 1) {  // one: as it is decided alone, the others without force
+    modes[index[0]] = decide_joint_friction(elements[index[0]]);
+    return true;
+  }
+  auto at = [&](int i) -> const Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
+  auto names = [&]() {
+    std::string out;
+    for (int i = 0; i < k; ++i)
+      out +=
+          fmt::format("{}{} '{}'", i == 0 ? "" : ", ",
+                      at(i).contact_side >= 0 ? "contact" : "joint", element_of(s, at(i)).site());
+    return out;
+  };
+
+  // the responses: C (accelerations), T (normal forces on their lines)
+  Mat C(k, k), T(k, k);
+  Vec a0(k), y0(k), current(k), mu(k), mu_static(k);
+  for (int j = 0; j < k; ++j) current(j) = element_of(s, at(j)).force();
+  for (int i = 0; i < k; ++i) {
+    const Impl::FrictionJoint& fi = at(i);
+    mu(i) = element_of(s, fi).kinetic_lever();
+    mu_static(i) = element_of(s, fi).static_lever();
+    std::array<Vec3, kMax> t_vec{};
+    Vec3 f0 = fi.transverse;
+    a0(i) = fi.acc;
+    for (int j = 0; j < k; ++j) {
+      const Impl::FrictionJoint& f = at(j);
+      double c = 0.0;
+      if (fi.base != kGround)
+        c += fi.rate_row.J_base.dot(f.unit_acc[static_cast<std::size_t>(fi.base)]);
+      if (fi.follower != kGround)
+        c += fi.rate_row.J_follower.dot(f.unit_acc[static_cast<std::size_t>(fi.follower)]);
+      C(i, j) = c;
+      t_vec[static_cast<std::size_t>(j)] = s.friction_normal(fi, f.unit_mult);
+      f0 -= current(j) * t_vec[static_cast<std::size_t>(j)];
+      a0(i) -= current(j) * c;
+    }
+    // the line of the normal force: its largest vector; a contact's is x
+    Vec3 line = f0;
+    double scale = f0.norm();
+    for (int j = 0; j < k; ++j) {
+      const Vec3& v = t_vec[static_cast<std::size_t>(j)];
+      if (v.norm() > line.norm()) line = v;
+      scale = std::max(scale, v.norm());
+    }
+    if (!(line.norm() > 0.0) || fi.contact_side >= 0) line = Vec3::UnitX();
+    line.normalize();
+    y0(i) = line.dot(f0);
+    const double off = kOffLine * std::max(scale, 1e-300);
+    bool on_line = (f0 - y0(i) * line).norm() <= off;
+    for (int j = 0; j < k; ++j) {
+      const Vec3& v = t_vec[static_cast<std::size_t>(j)];
+      T(i, j) = line.dot(v);
+      on_line = on_line && (v - T(i, j) * line).norm() <= off;
+    }
+    if (!on_line)
+      throw SimulationError(
+          s.t, fmt::format("{} '{}': several frictional joints reach zero slip at once and this "
+                           "one's transverse reaction does not stay on one line (a spatial "
+                           "load): ictus decides coupled joint friction for planar reactions only",
+                           fi.contact_side >= 0 ? "contact" : "joint", element_of(s, fi).site()));
+  }
+
+  // tolerances: round-off of the forces and accelerations of this instant
+  double force_scale = 0.0, acc_scale = 0.0;
+  for (int i = 0; i < k; ++i) {
+    force_scale = std::max(
+        {force_scale, std::abs(y0(i)) * std::max(mu_static(i), 1.0), std::abs(current(i))});
+    acc_scale = std::max(acc_scale, std::abs(a0(i)));
+    for (int j = 0; j < k; ++j) acc_scale = std::max(acc_scale, std::abs(C(i, j)) * force_scale);
+  }
+  const double force_tol = 1e-10 * force_scale + 1e-300;
+  const double acc_tol = 1e-10 * acc_scale + 1e-300;
+
+  std::array<int, kMax> mode{}, best{};
+  int best_stuck = -1, best_count = 0;
+  Vec sigma(k);
+  // is F (with the sides sigma of the slipping joints) a solution of combination `mode`?
+  auto consistent = [&](const Vec& F) {
+    if (!F.allFinite()) return false;
+    const Vec y = y0 + T * F;
+    const Vec acc = a0 + C * F;
+    for (int i = 0; i < k; ++i) {
+      const int m = mode[static_cast<std::size_t>(i)];
+      const bool contact = at(i).contact_side >= 0;
+      if (m == kStick) {
+        const double normal = contact ? std::max(y(i), 0.0) : std::abs(y(i));
+        if (std::abs(F(i)) > mu_static(i) * normal + force_tol) return false;
+        if (std::abs(acc(i)) > acc_tol) return false;
+      } else {
+        if (!contact && sigma(i) * y(i) < -force_tol) return false;
+        if (!(m * acc(i) > acc_tol)) return false;
+      }
+    }
+    return true;
+  };
+  int slipping_joints = 0;
+  std::array<int, kMax> slip_joint{};
+  Mat A(k, k);
+  Vec b(k);
+  int combinations = 1;
+  for (int i = 0; i < k; ++i) combinations *= 3;
+  for (int c = 0; c < combinations; ++c) {
+    int stuck = 0;
+    slipping_joints = 0;
+    for (int i = 0, code = c; i < k; ++i, code /= 3) {
+      mode[static_cast<std::size_t>(i)] = kModes[static_cast<std::size_t>(code % 3)];
+      if (mode[static_cast<std::size_t>(i)] == kStick) {
+        ++stuck;
+      } else if (at(i).contact_side < 0) {
+        slip_joint[static_cast<std::size_t>(slipping_joints++)] = i;
+      }
+    }
+    if (stuck < best_stuck) continue;  // static friction takes precedence
+    for (int sides = 0; sides < (1 << slipping_joints); ++sides) {
+      sigma.setOnes();
+      for (int j = 0; j < slipping_joints; ++j)
+        if ((sides >> j & 1) != 0) sigma(slip_joint[static_cast<std::size_t>(j)]) = -1.0;
+      for (int i = 0; i < k; ++i) {
+        const int m = mode[static_cast<std::size_t>(i)];
+        if (m == kStick) {  // q_i'' = 0
+          A.row(i) = C.row(i);
+          b(i) = -a0(i);
+        } else {  // F_i = lambda_i y_i
+          const double lambda = -m * mu(i) * sigma(i);
+          A.row(i) = -lambda * T.row(i);
+          A(i, i) += 1.0;
+          b(i) = lambda * y0(i);
+        }
+      }
+      bool solved = false;
+      const Eigen::FullPivLU<Mat> lu(A);
+      if (lu.isInvertible()) {
+        solved = consistent(lu.solve(b));
+      } else if (stuck > 0) {
+        // stuck forces statically indeterminate: the minimum-norm solution,
+        // then one stuck force at either limit of its cone
+        auto try_rows = [&](const Mat& rows, const Vec& rhs) {
+          const Eigen::CompleteOrthogonalDecomposition<Mat> cod(rows);
+          const Vec F = cod.solve(rhs);
+          return (rows * F - rhs).norm() <= 1e-9 * (rhs.norm() + force_scale * rows.norm()) &&
+                 consistent(F);
+        };
+        solved = try_rows(A, b);
+        for (int i = 0; i < k && !solved; ++i) {
+          if (mode[static_cast<std::size_t>(i)] != kStick) continue;
+          for (const double limit : {mu_static(i), -mu_static(i)}) {
+            Mat rows(k + 1, k);
+            Vec rhs(k + 1);
+            rows.topRows(k) = A;
+            rhs.head(k) = b;
+            rows.row(k) = -limit * T.row(i);  // F_i = limit y_i
+            rows(k, i) += 1.0;
+            rhs(k) = limit * y0(i);
+            if (try_rows(rows, rhs)) {
+              solved = true;
+              break;
+            }
+          }
+        }
+      }
+      if (!solved) continue;
+      if (stuck > best_stuck) {
+        best_stuck = stuck;
+        best_count = 0;
+      }
+      ++best_count;  // a different combination with as many stuck
+      best = mode;
+      break;  // one side pattern per combination suffices
+    }
+  }
+  if (best_count != 1)
+    throw SimulationError(
+        s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions as "
+                         "normal forces has {} consistent combinations of stick and slip here "
+                         "(Painleve's paradox); the rigid model does not determine the motion. "
+                         "Lower mu, or model the compliance",
+                         names(), best_count == 0 ? "no" : "several"));
+  for (int i = 0; i < k; ++i)
+    modes[index[static_cast<std::size_t>(i)]] = best[static_cast<std::size_t>(i)];
+  return true;
+}
+
+}  // namespace ictus

@@ -1,0 +1,71 @@
+// Two frictional guides whose slips stop at the same instant, decided
+// together (docs/theory/friction.md, "Several at zero rate";
+// tests/models/stacked_blocks_friction.yaml). A lower block (m1) slides
+// forward on the floor (mu1) and carries an upper block (m2) sliding backward
+// on it (mu2). With both slipping,
+//   m1 x1'' = -mu1 (m1 + m2) g - mu2 m2 g,   m2 (x1'' + x2'') = mu2 m2 g,
+// constant, and the model's initial rates make both stop at t = T = 0.1 s.
+// Nothing pushes there, so both stay stuck with zero friction forces.
+//
+// Why the decision must be joint: the upper guide's kinetic force of the slip
+// that just ended pushes the lower block back with mu2 m2 g = 19.62 N, more
+// than the floor holds, mu1 (m1 + m2) g = 14.715 N. Deciding the floor first
+// with that force sets the lower block slipping back; the upper guide then
+// sticks, and the floor's kinetic force (+14.715 N, on a block set to slip
+// backwards) drives the pair forward from rest: energy from nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ictus/model_file.h"
+#include "support/test_support.h"
+
+namespace ictus {
+namespace {
+
+constexpr double kM1 = 1, kM2 = 4, kMu1 = 0.3, kMu2 = 0.5, kT = 0.1, kG = 9.81;
+
+TEST(CoupledFriction, TwoGuidesStoppingTogetherBothStickAndStayAtRest) {
+  const test::RecordedRun r = test::run_and_record(
+      load_model(test::source_path("tests/models/stacked_blocks_friction.yaml")),
+      {"floor.x", "floor.v", "top.x", "top.v", "floor.friction", "top.friction",
+       "floor.friction_mode", "top.friction_mode", "energy.kinetic", "energy.dissipated",
+       "energy.balance"});
+  const double a1 = (-kMu1 * (kM1 + kM2) * kG - kMu2 * kM2 * kG) / kM1;  // -34.335 m/s^2
+  const double a2 = kMu2 * kG - a1;                                      // 39.24 m/s^2
+  const double v1 = -a1 * kT, v2 = -a2 * kT;
+  // the two stick events, at T, and nothing else until the end
+  int sticks = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "end") continue;
+    EXPECT_EQ(e.kind, "stick") << e.name << " at " << e.t << ": " << e.detail;
+    EXPECT_NEAR(e.t, kT, 1e-12) << e.name;
+    ++sticks;
+  }
+  EXPECT_EQ(sticks, 2);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    if (t < kT) {
+      EXPECT_NEAR(r["floor.v"][k], v1 + a1 * t, 1e-9) << t;
+      EXPECT_NEAR(r["top.v"][k], v2 + a2 * t, 1e-9) << t;
+    } else if (t > kT) {
+      // at rest where both slips stopped: x1 = v1 T / 2, x2 = v2 T / 2
+      EXPECT_NEAR(r["floor.x"][k], v1 * kT / 2, 1e-9) << t;
+      EXPECT_NEAR(r["top.x"][k], v2 * kT / 2, 1e-9) << t;
+      EXPECT_NEAR(r["floor.v"][k], 0.0, 1e-12) << t;
+      EXPECT_NEAR(r["top.v"][k], 0.0, 1e-12) << t;
+      EXPECT_NEAR(r["floor.friction"][k], 0.0, 1e-9) << t;
+      EXPECT_NEAR(r["top.friction"][k], 0.0, 1e-9) << t;
+      EXPECT_EQ(r["floor.friction_mode"][k], 0.0) << t;
+      EXPECT_EQ(r["top.friction_mode"][k], 0.0) << t;
+    }
+  }
+  // the initial kinetic energy, all dissipated by the two guides
+  const double kinetic0 = 0.5 * kM1 * v1 * v1 + 0.5 * kM2 * (v1 + v2) * (v1 + v2);
+  EXPECT_NEAR(r.final("energy.dissipated"), kinetic0, 1e-9);
+  EXPECT_LT(r.final("energy.kinetic"), 1e-20);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+}  // namespace
+}  // namespace ictus
