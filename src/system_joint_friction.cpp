@@ -105,7 +105,7 @@ int contact_slip_normal(double n0, double t, double mu, int s, double* normal) {
 // mu_t: mu |dN/dF| of a single joint (its uniqueness needs mu_t < 1), or NaN
 // for several coupled joints
 [[noreturn]] void painleve(double t, const std::string& site, int solutions, double mu_t) {
-  const std::string why = std::isnan(mu_t) ? std::string("with the other slipping joints")
+  const std::string why = std::isnan(mu_t) ? std::string("slipping together")
                                            : fmt::format("mu |dN/dF| = {:.6g} >= 1", mu_t);
   throw SimulationError(
       t, fmt::format("{}: Coulomb friction with the reaction as normal force has {} "
@@ -338,6 +338,7 @@ void System::Impl::solve_joint_friction() {
     // F_i = lever_i sigma_i y_i with sigma_i = sgn(y_i), y = y0 + T F; a
     // contact's normal force is signed (sigma_i = 1, F_i = lever_i N_i)
     int found = 0;
+    double determinant = 0.0;
     VecK solution(count);
     std::array<int, kMaxFrictionElements> joint_index{};  // the enumerated (joints)
     int joint_count = 0;
@@ -362,9 +363,39 @@ void System::Impl::solve_joint_friction() {
       if (!consistent) continue;
       if (found > 0 && (F - solution).norm() <= 1e-9 * (1.0 + solution.norm())) continue;
       solution = F;
+      determinant = lu.determinant();
       ++found;
     }
-    if (found != 1) painleve(t, site_label(*this, *slip[0]), found, std::nan(""));
+    // the sites of the slipping elements that press (a contact point's two
+    // tangents once; an open contact has no friction)
+    auto sites = [&]() {
+      std::string out;
+      for (int i = 0; i < count; ++i) {
+        const FrictionJoint& fi = *slip[static_cast<std::size_t>(i)];
+        if (fi.contact_side >= 0) {
+          const int row = contact_row(fi.contact_side);
+          if (row < 0 || dropped[static_cast<std::size_t>(row)] != 0) continue;
+        }
+        const std::string label = site_label(*this, fi);
+        if (out.find(label) == std::string::npos) out += (out.empty() ? "" : ", ") + label;
+      }
+      return out;
+    };
+    if (found != 1) painleve(t, sites(), found, std::nan(""));
+    // with contacts (normal forces of one sign) the slipping problem is
+    // well posed only while N = (I - G T)^-1 y0 grows with what presses the
+    // points: det(I - G T) > 0, the several-point form of 1 + s mu t > 0 of
+    // equation (2). Otherwise the normal forces fall as the load grows: with
+    // the points closed some would pull, open they would fall in (no
+    // solution), or both would do (several): Painleve
+    if (joint_count < count && !(determinant > 0.0))
+      throw SimulationError(
+          t, fmt::format("{}: slipping together, Coulomb friction with the contacts' normal "
+                         "forces has no unique solution here (det(I - G T) = {:.6g} <= 0: the "
+                         "normal forces would fall as what presses the points grows; Painleve's "
+                         "paradox); the rigid model does not determine the motion. Lower mu, or "
+                         "model the contacts' compliance",
+                         sites(), determinant));
     for (int i = 0; i < count; ++i) force[static_cast<std::size_t>(i)] = solution(i);
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
