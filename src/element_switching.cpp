@@ -5,9 +5,8 @@
 namespace ictus::internal {
 
 ElementSwitching::ElementSwitching(System& system, Log log)
-    : system_(system), log_(std::move(log)) {
-  const auto count = static_cast<std::size_t>(system_.stick_slip_count());
-  g_last_.assign(count, 1.0);
+    : SwitchingSet(system, std::move(log), static_cast<std::size_t>(system.stick_slip_count())) {
+  const std::size_t count = g_last_.size();
   lambda_ahead_.assign(count, 0.0);
   ahead_negative_.assign(count, 0);
   switched_.assign(count, 0);
@@ -30,11 +29,6 @@ double ElementSwitching::value(int k, double t, const VecX& y) {
 // slipping, u' = 0 ends the slip.
 bool ElementSwitching::crossed(int k, double g) const {
   return system_.stick_slip_element(k).mode() == kStick ? g < 0.0 : g <= 0.0;
-}
-
-void ElementSwitching::remember(double t, const VecX& y) {
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
-    g_last_[static_cast<std::size_t>(k)] = value(k, t, y);
 }
 
 void ElementSwitching::log_switch(int k, double t, int before, const char* kind) {
@@ -120,10 +114,8 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
     if (together_.empty()) return 0;
     // the others that reach zero slip within the round-off of this instant
     // (the root finder locates one crossing; a coupled one is a rounding away)
-    const double delta = 1e-9 * std::max(1.0, std::abs(t));
-    rate_.resize(y.size());
-    system_.derivative(t, y, rate_);
-    ahead_ = y + delta * rate_;
+    step_ahead(t, y);
+    const double delta = look_ahead_time(t);
     for (int k = 0; k < count; ++k) {
       if (!candidate(k) || system_.stick_slip_element(k).mode() == kStick ||
           std::find(together_.begin(), together_.end(), k) != together_.end())
@@ -221,32 +213,20 @@ int ElementSwitching::apply(double t, VecX& y, bool start) {
 }
 
 double ElementSwitching::look_ahead(int k, double t, const VecX& y) {
-  const double delta = 1e-9 * std::max(1.0, std::abs(t));
-  rate_.resize(y.size());
-  system_.derivative(t, y, rate_);
-  ahead_ = y + delta * rate_;
-  const double next = value(k, t + delta, ahead_);
+  step_ahead(t, y);
+  const double next = value(k, t + look_ahead_time(t), ahead_);
   if (system_.stick_slip_element(k).mode() == kStick)
     lambda_ahead_[static_cast<std::size_t>(k)] = system_.friction_force(k);
   return next;
 }
 
 void ElementSwitching::settle(double t, const VecX& y) {
-  if (g_last_.empty()) return;
-  // the side each function takes a moment after t along the motion
-  const double delta = 1e-9 * std::max(1.0, std::abs(t));
-  rate_.resize(y.size());
-  system_.derivative(t, y, rate_);
-  ahead_ = y + delta * rate_;
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
-    const auto ki = static_cast<std::size_t>(k);
-    const double now = value(k, t, y);
-    const double next = value(k, t + delta, ahead_);
+  settle_sides(t, y, [this](int k, double now, double next) {
+    // stuck: the hold force a moment after t (evaluated last, at next)
     if (system_.stick_slip_element(k).mode() == kStick)
-      lambda_ahead_[ki] = system_.friction_force(k);
-    // trust the present value unless it is at round-off level of the change
-    g_last_[ki] = std::abs(now) > 1e3 * std::abs(next - now) ? now : next;
-  }
+      lambda_ahead_[static_cast<std::size_t>(k)] = system_.friction_force(k);
+    return side_after(now, next);
+  });
 }
 
 }  // namespace ictus::internal

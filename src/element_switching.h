@@ -11,36 +11,24 @@
 // (a reversal, or on in the same direction).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
-#include <functional>
 #include <vector>
 
-#include "ictus/simulation.h"
-#include "ictus/system.h"
-#include "root_finding.h"
+#include "switching_set.h"
 
 namespace ictus::internal {
 
-class ElementSwitching {
+class ElementSwitching : public SwitchingSet<ElementSwitching> {
  public:
-  using Log = std::function<void(EventRecord)>;
   ElementSwitching(System& system, Log log);
 
-  bool empty() const { return g_last_.empty(); }
   /// The side of every function at the last accepted state (save/restore).
   const std::vector<double>& sides() const { return g_last_; }
   void set_sides(const std::vector<double>& sides) { g_last_ = sides; }
   /// Switching function of element k at (t, y) (evaluates the System).
   double value(int k, double t, const VecX& y);
-  /// Remembers the side of every function at an accepted state.
-  void remember(double t, const VecX& y);
-
-  /// Earliest zero crossing in (t0, t1] of a function that was positive at
-  /// t0, by the Illinois method on the dense output `interpolate(t, y)`;
-  /// t1 + 1 if none. `work` is scratch of the state's size.
-  template <class Interpolate>
-  double locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate, VecX& work);
+  /// A switched-off element is not located.
+  bool locatable(int k) const { return system_.stick_slip_enabled(k); }
+  bool crossed(int k, double g) const;
 
   /// Decides the modes at the instant t (an located crossing, or the start
   /// of the run when `start`): switches every element whose function has
@@ -53,7 +41,6 @@ class ElementSwitching {
   void settle(double t, const VecX& y);
 
  private:
-  bool crossed(int k, double g) const;
   /// Element k at u' = 0: sticks or slips the way the load pushes.
   void decide_at_zero_rate(int k, double t, VecX& y, bool start);
   /// The frictional joints and contact tangents at a zero slip rate at t
@@ -66,36 +53,10 @@ class ElementSwitching {
   /// the hold force there in lambda_ahead_).
   double look_ahead(int k, double t, const VecX& y);
 
-  System& system_;
-  Log log_;
-  std::vector<double> g_last_;
   std::vector<double> lambda_ahead_;  // hold force a moment after the instant
   std::vector<char> ahead_negative_;
   std::vector<char> switched_;  // in the current round
   std::vector<int> together_, together_modes_, together_before_;
-  VecX rate_, ahead_;
 };
-
-template <class Interpolate>
-double ElementSwitching::locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate,
-                                VecX& work) {
-  double t_event = t1 + 1.0;
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
-    if (!system_.stick_slip_enabled(k) || !(g_last_[static_cast<std::size_t>(k)] > 0.0)) continue;
-    const double g1 = value(k, t1, y1);
-    if (!crossed(k, g1)) continue;
-    // as for the event conditions (root_finding.h)
-    const double tolerance = 1e-14 * std::max(1.0, std::abs(t1));
-    const double b = locate_crossing(
-        t0, t1, g_last_[static_cast<std::size_t>(k)], g1, tolerance,
-        [&](double c) {
-          interpolate(c, work);
-          return value(k, c, work);
-        },
-        [&](double g) { return crossed(k, g); });
-    t_event = std::min(t_event, b);
-  }
-  return t_event;
-}
 
 }  // namespace ictus::internal

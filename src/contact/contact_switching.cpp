@@ -21,15 +21,11 @@ bool at_rest(double rate_after, double rate_before) {
 }  // namespace
 
 ContactSwitching::ContactSwitching(System& system, Log log)
-    : system_(system), log_(std::move(log)) {
-  const auto count = static_cast<std::size_t>(system_.contact_side_count());
-  g_last_.assign(count, 1.0);
+    : SwitchingSet(system, std::move(log), static_cast<std::size_t>(system.contact_side_count())) {
+  const std::size_t count = g_last_.size();
   offset_.assign(count, 0.0);
   pull_tolerance_.assign(count, 0.0);
   just_switched_.assign(count, 0);
-  // the look-ahead's work vectors, sized once: the step loop does not allocate
-  rate_ = VecX::Zero(system_.state_size());
-  ahead_ = rate_;
 }
 
 std::vector<double> ContactSwitching::saved() const {
@@ -80,11 +76,6 @@ double ContactSwitching::lift_off_offset(int k, double t, const VecX& y) {
   // flight starts from there, as after an impact located slightly inside
   system_.evaluate(t, y, Stage::kKinematics);
   return std::min(system_.contact_gap(k), 0.0);
-}
-
-void ContactSwitching::remember(double t, const VecX& y) {
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
-    g_last_[static_cast<std::size_t>(k)] = value(k, t, y);
 }
 
 double ContactSwitching::free_gap_acceleration(int k, double t, const VecX& y) {
@@ -340,22 +331,11 @@ int ContactSwitching::apply(double t, VecX& y, bool start) {
 }
 
 void ContactSwitching::settle(double t, const VecX& y) {
-  if (g_last_.empty()) return;
-  // the side each function takes a moment after t along the motion
-  const double delta = 1e-9 * std::max(1.0, std::abs(t));
-  rate_.resize(y.size());
-  system_.derivative(t, y, rate_);
-  ahead_ = y + delta * rate_;
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
-    const auto ki = static_cast<std::size_t>(k);
-    const double now = value(k, t, y);
-    const double next = value(k, t + delta, ahead_);
-    // trust the present value unless it is at round-off level of the change
-    double g = std::abs(now) > 1e3 * std::abs(next - now) ? now : next;
+  settle_sides(t, y, [this](int k, double now, double next) {
+    const double g = side_after(now, next);
     // a side just decided at this instant starts on the side it was set to
-    if (just_switched_[ki] != 0 && !(g > 0.0)) g = 1e-300;
-    g_last_[ki] = g;
-  }
+    return just_switched_[static_cast<std::size_t>(k)] != 0 && !(g > 0.0) ? 1e-300 : g;
+  });
   std::fill(just_switched_.begin(), just_switched_.end(), char{0});
 }
 

@@ -19,23 +19,16 @@
 // (the root finder brackets the crossing): the next flight starts from zero.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
-#include <functional>
 #include <vector>
 
-#include "../root_finding.h"
-#include "ictus/simulation.h"
-#include "ictus/system.h"
+#include "../switching_set.h"
 
 namespace ictus::internal {
 
-class ContactSwitching {
+class ContactSwitching : public SwitchingSet<ContactSwitching> {
  public:
-  using Log = std::function<void(EventRecord)>;
   ContactSwitching(System& system, Log log);
 
-  bool empty() const { return g_last_.empty(); }
   /// Impacts decided so far (RunStatistics::impacts).
   int impacts() const { return impacts_; }
   /// Switching-function sides and gap offsets (save/restore).
@@ -43,12 +36,8 @@ class ContactSwitching {
   void restore(const std::vector<double>& saved, int impacts);
   /// Switching function of side k at (t, y) (evaluates the System).
   double value(int k, double t, const VecX& y);
-  /// Remembers the side of every function at an accepted state.
-  void remember(double t, const VecX& y);
-  /// Earliest zero crossing in (t0, t1] of a function positive at t0 (as
-  /// ElementSwitching::locate); t1 + 1 if none.
-  template <class Interpolate>
-  double locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate, VecX& work);
+  bool locatable(int /*k*/) const { return true; }
+  bool crossed(int k, double g) const;
   /// Decides the contacts at the instant t (a located crossing, or the start
   /// of the run when `start`); may change the velocities (impacts). Returns
   /// the number of mode changes.
@@ -57,7 +46,6 @@ class ContactSwitching {
   void settle(double t, const VecX& y);
 
  private:
-  bool crossed(int k, double g) const;
   /// The offset of side k opening at (t, y) without an impact: its gap if
   /// below zero (a drifted dependent row), else 0.
   double lift_off_offset(int k, double t, const VecX& y);
@@ -68,35 +56,10 @@ class ContactSwitching {
   int settle_closed(double t, const VecX& y, const char* why);
   int impact(double t, VecX& y, const std::vector<int>& closing);
 
-  System& system_;
-  Log log_;
-  std::vector<double> g_last_;
   std::vector<double> offset_;
   std::vector<double> pull_tolerance_;  // [N]: a closed side opens below -this
   std::vector<char> just_switched_;     // in the current instant: keep the side set by apply
   int impacts_ = 0;
-  VecX rate_, ahead_;
 };
-
-template <class Interpolate>
-double ContactSwitching::locate(double t0, double t1, const VecX& y1, Interpolate&& interpolate,
-                                VecX& work) {
-  double t_event = t1 + 1.0;
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
-    if (!(g_last_[static_cast<std::size_t>(k)] > 0.0)) continue;
-    const double g1 = value(k, t1, y1);
-    if (!crossed(k, g1)) continue;
-    const double tolerance = 1e-14 * std::max(1.0, std::abs(t1));
-    const double b = locate_crossing(
-        t0, t1, g_last_[static_cast<std::size_t>(k)], g1, tolerance,
-        [&](double c) {
-          interpolate(c, work);
-          return value(k, c, work);
-        },
-        [&](double g) { return crossed(k, g); });
-    t_event = std::min(t_event, b);
-  }
-  return t_event;
-}
 
 }  // namespace ictus::internal
