@@ -45,10 +45,10 @@ TEST(CoupledFriction, TwoGuidesStoppingTogetherBothStickAndStayAtRest) {
   EXPECT_EQ(sticks, 2);
   for (std::size_t k = 0; k < r.t.size(); ++k) {
     const double t = r.t[k];
-    if (t < kT) {
+    if (t < kT - 1e-9) {
       EXPECT_NEAR(r["floor.v"][k], v1 + a1 * t, 1e-9) << t;
       EXPECT_NEAR(r["top.v"][k], v2 + a2 * t, 1e-9) << t;
-    } else if (t > kT) {
+    } else if (t > kT + 1e-9) {  // after the event (its left limit is recorded too)
       // at rest where both slips stopped: x1 = v1 T / 2, x2 = v2 T / 2
       EXPECT_NEAR(r["floor.x"][k], v1 * kT / 2, 1e-9) << t;
       EXPECT_NEAR(r["top.x"][k], v2 * kT / 2, 1e-9) << t;
@@ -64,6 +64,48 @@ TEST(CoupledFriction, TwoGuidesStoppingTogetherBothStickAndStayAtRest) {
   const double kinetic0 = 0.5 * kM1 * v1 * v1 + 0.5 * kM2 * (v1 + v2) * (v1 + v2);
   EXPECT_NEAR(r.final("energy.dissipated"), kinetic0, 1e-9);
   EXPECT_LT(r.final("energy.kinetic"), 1e-20);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// With a push P = 17 N on the upper block (and the initial rates that still
+// stop both slips at T) the pair cannot stay: holding both needs 17 N at the
+// floor, above mu1 (m1 + m2) g = 14.715 N. The only consistent combination
+// is the floor slipping on forward with the upper guide stuck:
+//   (m1 + m2) a = P - mu1 (m1 + m2) g,  a = 0.457 m/s^2,
+//   top friction = m2 a - P = -15.172 N, within mu2 m2 g = 19.62 N;
+// the upper guide slipping either way accelerates against its slip.
+TEST(CoupledFriction, APushedPairSlipsOnTogetherWithTheUpperGuideStuck) {
+  constexpr double kPush = 17;
+  const test::RecordedRun r = test::run_and_record(
+      load_model(test::source_path("tests/models/stacked_blocks_friction.yaml"), {{"P", "17"}}),
+      {"floor.x", "floor.v", "top.x", "top.v", "floor.friction", "top.friction",
+       "floor.friction_mode", "top.friction_mode", "energy.balance"});
+  const double a1 = (-kMu1 * (kM1 + kM2) * kG - kMu2 * kM2 * kG) / kM1;
+  const double a2 = kMu2 * kG + kPush / kM2 - a1;
+  const double v1 = -a1 * kT, v2 = -a2 * kT;
+  const double a = (kPush - kMu1 * (kM1 + kM2) * kG) / (kM1 + kM2);
+  int switches = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "end") continue;
+    EXPECT_NEAR(e.t, kT, 1e-12) << e.name;
+    // the floor slips on forward, the upper guide sticks
+    EXPECT_EQ(e.kind, e.name == "top.friction" ? "stick" : "slip") << e.name << ": " << e.detail;
+    ++switches;
+  }
+  EXPECT_EQ(switches, 2);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    if (!(t > kT + 1e-9)) continue;  // after the event (its left limit is recorded too)
+    const double s = t - kT;
+    EXPECT_NEAR(r["floor.x"][k], v1 * kT / 2 + a * s * s / 2, 1e-9) << t;
+    EXPECT_NEAR(r["floor.v"][k], a * s, 1e-9) << t;
+    EXPECT_NEAR(r["top.x"][k], v2 * kT / 2, 1e-9) << t;
+    EXPECT_NEAR(r["top.v"][k], 0.0, 1e-12) << t;
+    EXPECT_NEAR(r["floor.friction"][k], -kMu1 * (kM1 + kM2) * kG, 1e-9) << t;
+    EXPECT_NEAR(r["top.friction"][k], kM2 * a - kPush, 1e-9) << t;
+    EXPECT_EQ(r["floor.friction_mode"][k], 1.0) << t;
+    EXPECT_EQ(r["top.friction_mode"][k], 0.0) << t;
+  }
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
