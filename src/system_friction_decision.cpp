@@ -10,7 +10,9 @@
 // y_i its normal force on its line (a joint's |N| = |y_i|; a contact's signed
 // N = y_i). A combination gives each element a mode: stuck, q_i'' = 0; or
 // slipping in direction s_i, F_i = -s_i mu_i sigma_i y_i with the side
-// sigma_i = sgn(y_i) enumerated for joints. Each is one linear system in F; it
+// sigma_i = sgn(y_i) enumerated: +-1 for a joint, and for a contact 1 (it
+// presses, y_i >= 0) or 0 (it would pull: N = 0, no friction, as the single
+// decision clamps it). Each is one linear system in F; it
 // is consistent when every stuck force lies within mu_s |N|, every slipping
 // coordinate accelerates the way it slips (s_i q_i'' > 0) and every side
 // agrees. Exact enumeration of the 3^k combinations (k <= 6), no iteration.
@@ -159,7 +161,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   std::array<int, kMax> mode{}, best{};
   int best_stuck = -1, best_count = 0;
   Vec sigma(k);
-  // is F (with the sides sigma of the slipping joints) a solution of combination `mode`?
+  // is F (with the sides sigma of the slipping elements) a solution of combination `mode`?
   auto consistent = [&](const Vec& F) {
     if (!F.allFinite()) return false;
     const Vec y = y0 + T * F;
@@ -172,34 +174,36 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
         if (std::abs(F(i)) > mu_static(i) * normal + force_tol) return false;
         if (std::abs(acc(i)) > acc_tol) return false;
       } else {
-        if (!contact && sigma(i) * y(i) < -force_tol) return false;
+        if (sigma(i) == 0.0 ? y(i) > force_tol : sigma(i) * y(i) < -force_tol) return false;
         if (!(m * acc(i) > acc_tol)) return false;
       }
     }
     return true;
   };
-  int slipping_joints = 0;
-  std::array<int, kMax> slip_joint{};
+  int slipping = 0;
+  std::array<int, kMax> slip{};
   Mat A(k, k);
   Vec b(k);
   int combinations = 1;
   for (int i = 0; i < k; ++i) combinations *= 3;
   for (int c = 0; c < combinations; ++c) {
     int stuck = 0;
-    slipping_joints = 0;
+    slipping = 0;
     for (int i = 0, code = c; i < k; ++i, code /= 3) {
       mode[static_cast<std::size_t>(i)] = kModes[static_cast<std::size_t>(code % 3)];
       if (mode[static_cast<std::size_t>(i)] == kStick) {
         ++stuck;
-      } else if (at(i).contact_side < 0) {
-        slip_joint[static_cast<std::size_t>(slipping_joints++)] = i;
+      } else {
+        slip[static_cast<std::size_t>(slipping++)] = i;
       }
     }
     if (stuck < best_stuck) continue;  // static friction takes precedence
-    for (int sides = 0; sides < (1 << slipping_joints); ++sides) {
+    for (int sides = 0; sides < (1 << slipping); ++sides) {
       sigma.setOnes();
-      for (int j = 0; j < slipping_joints; ++j)
-        if ((sides >> j & 1) != 0) sigma(slip_joint[static_cast<std::size_t>(j)]) = -1.0;
+      for (int j = 0; j < slipping; ++j) {
+        const int i = slip[static_cast<std::size_t>(j)];
+        if ((sides >> j & 1) != 0) sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
+      }
       for (int i = 0; i < k; ++i) {
         const int m = mode[static_cast<std::size_t>(i)];
         if (m == kStick) {  // q_i'' = 0
