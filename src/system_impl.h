@@ -387,6 +387,8 @@ struct System::Impl {
   std::vector<ConstraintRow> rows;
   internal::ConstraintJacobian D;  // a view of rows and row_bodies, rebound with them
   std::vector<char> dropped;
+  std::vector<char> no_rows;         // all zero, one per row: nothing excluded
+  std::vector<char> dependent_rows;  // redetect_rank's decision before it is adopted
   std::vector<JointRows> joint_rows;
   internal::SchurSolver solver;
   internal::ConstraintRank rank;  // which rows are dependent, on the geometry of D

@@ -106,6 +106,8 @@ void System::Impl::rebuild_structure() {
   tree_accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
   tree_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   rank.analyse(row_bodies, n);
+  no_rows.assign(m, 0);
+  dependent_rows.assign(m, 0);
   geometric_check_below = kSchurCheck;
   inertia_ill_conditioned = false;
   kkt_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
@@ -123,6 +125,12 @@ void System::Impl::rebuild_structure() {
 }
 
 bool System::Impl::redetect_rank(double time) {
+  // while the rank stays lowered this runs at every accepted step: decide
+  // first, in buffers of the structure, and rebuild the self-stress modes
+  // (which allocate) only when the dependent rows changed
+  compute_rows();
+  rank.find_dependent_rows(rows, row_bodies, no_rows, dependent_rows, kSingularWindow);
+  if (dependent_rows == dropped) return false;
   const std::vector<char> before = dropped;
   std::fill(dropped.begin(), dropped.end(), char{0});
   detect_redundancy(false, kSingularWindow);
@@ -172,8 +180,7 @@ void System::Impl::detect_redundancy(bool report, double sine) {
   self_stress.clear();
   compute_rows();
   // which rows depend on the others is decided on D alone (constraint_rank.h)
-  const std::vector<char> none(rows.size(), 0);
-  rank.find_dependent_rows(rows, row_bodies, none, dropped, sine);
+  rank.find_dependent_rows(rows, row_bodies, no_rows, dropped, sine);
   geometric_check_below = kSchurCheck;
   solver.assemble(rows, inverse_mass, dropped);
   solver.factorize();

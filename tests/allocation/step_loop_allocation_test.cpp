@@ -458,5 +458,69 @@ TEST(StepLoopAllocation, TwoPassNewmarkOnASlippingMount) {
   EXPECT_GT(steps, 100);
 }
 
+// A parallelogram passes its singular configuration (all links collinear)
+// twice per turn; while a row is dropped the rank is decided again at every
+// accepted step (issue 13). Only the steps that log a rank change may
+// allocate (the warning); the steps in between, inside the singular window
+// as well, do not.
+class QuietStepAllocations final : public Observer {
+ public:
+  void on_start(System& system, double, double) override { system_ = &system; }
+  // A rank change found in a stage is logged when the next step is
+  // accepted: a step counts as quiet when neither it nor the next logged.
+  void on_step(double, double) override {
+    const std::size_t warnings = system_->warnings().size();
+    const long allocations = g_allocations.exchange(0);
+    const bool logged = warnings != warnings_;
+    if (pending_ && !pending_logged_ && !logged) {
+      quiet_allocations_ += pending_allocations_;
+      ++quiet_steps_;
+    } else if (pending_) {
+      ++logged_steps_;
+    }
+    pending_ = g_counting.load();
+    pending_logged_ = logged;
+    pending_allocations_ = allocations;
+    warnings_ = warnings;
+  }
+  long quiet_allocations() const { return quiet_allocations_; }
+  long quiet_steps() const { return quiet_steps_; }
+  long logged_steps() const { return logged_steps_; }
+
+ private:
+  System* system_ = nullptr;
+  bool pending_ = false, pending_logged_ = false;
+  long pending_allocations_ = 0;
+  std::size_t warnings_ = 0;
+  long quiet_allocations_ = 0, quiet_steps_ = 0, logged_steps_ = 0;
+};
+
+TEST(StepLoopAllocation, ParallelogramThroughItsSingularConfiguration) {
+  const Model model = parse_model(R"(
+bodies:
+  crank0: {mass: 0.5, inertia: [0.00375, 0.00375, 0.00375], position: [0, 0.15, 0]}
+  crank1: {mass: 0.5, inertia: [0.00375, 0.00375, 0.00375], position: [1, 0.15, 0]}
+  coupler: {mass: 1, inertia: [0.0833, 0.0833, 0.0833], position: [0.5, 0.3, 0]}
+joints:
+  pivot0: {type: revolute, between: [ground, crank0], at: [0, 0, 0], axis: [0, 0, 1]}
+  pivot1: {type: revolute, between: [ground, crank1], at: [1, 0, 0], axis: [0, 0, 1]}
+  left: {type: revolute, between: [crank0, coupler], at: [0, 0.3, 0], axis: [0, 0, 1]}
+  right: {type: revolute, between: [crank1, coupler], at: [1, 0.3, 0], axis: [0, 0, 1]}
+gravity: [0, -9.81, 0]
+initial_velocities: {pivot0.omega: 4}
+simulate: {until: 2, output_step: 0.01}
+)",
+                                  "parallelogram.yaml");
+  Simulation simulation(model);
+  AllocationCounter counter;
+  QuietStepAllocations steps;
+  simulation.add_observer(counter);
+  simulation.add_observer(steps);
+  simulation.run();
+  EXPECT_GE(steps.logged_steps(), 8);  // about five passages, each in and out
+  EXPECT_GT(steps.quiet_steps(), 100);
+  EXPECT_EQ(steps.quiet_allocations(), 0);
+}
+
 }  // namespace
 }  // namespace ictus
