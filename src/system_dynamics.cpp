@@ -2,8 +2,10 @@
 //
 //   M u' - D^T p = f,     D u' = gamma - beta_c Delta - beta_k (D u - h)
 //
-// by the Schur complement: S p = rhs - D M^-1 f, then u' = M^-1 (f + D^T p).
-// Nothing here allocates once the structure is analysed.
+// on a spanning tree of the body/joint graph, loops closed on cut rows
+// (tree_kkt_solver.h), or by the Schur complement: S p = rhs - D M^-1 f,
+// then u' = M^-1 (f + D^T p). Nothing here allocates once the structure is
+// analysed (or, on the tree, re-analysed after a change of the dropped rows).
 #include <fmt/format.h>
 
 #include <algorithm>

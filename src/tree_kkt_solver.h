@@ -20,7 +20,7 @@
 // padded with identity rows that carry nothing; LDL^T of each, ldlt6.h),
 // so the numeric work is
 // O(bodies), vectorised and allocation-free. The symbolic work (grouping
-// rows into edges, the forest check, the elimination order) is done once
+// rows into edges, the spanning forest, the elimination order) is done once
 // per structure by analyse().
 //
 // Loops are closed by a small Schur complement on cut rows. analyse()
@@ -94,10 +94,11 @@ class TreeKktSolver {
   /// Allocation-free.
   bool factorize(std::span<const ConstraintRow> rows);
 
-  /// Smallest ratio d_k / P_kk of an edge's pivot to its diagonal entry
-  /// after factorize() (and of K's pivots to S's diagonal): the squared sine of the angle between a
-  /// row and the span of the edge's rows before it (in the metric of the articulated inertia), as
-  /// SchurSolver::smallest_pivot_ratio measures it on S.
+  /// Smallest ratio d_k / P_kk of an edge's pivot to its diagonal entry,
+  /// and of K's pivots to S's diagonal, after factorize(): the squared sine
+  /// of the angle between a row and the span of the rows before it (in the
+  /// metric of the articulated inertia), as SchurSolver::smallest_pivot_ratio
+  /// measures it on S.
   double smallest_pivot_ratio() const { return smallest_ratio_; }
 
   /// Solves with body b's load(b) = [force_W; torque_B] and the rows'
