@@ -121,7 +121,9 @@ bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Bod
   cut_base_.assign(cut_rows_.size(), Vec6::Zero());
   cut_follower_.assign(cut_rows_.size(), Vec6::Zero());
   schur_ = Eigen::MatrixXd::Zero(cuts, cuts);
-  schur_factor_ = Eigen::LLT<Eigen::MatrixXd>(cuts);
+  // sizes the factor's storage (factorize() then allocates nothing); not
+  // LLT(cuts), whose status is left uninitialised until a compute()
+  schur_factor_.compute(Eigen::MatrixXd::Identity(cuts, cuts));
   cut_vector_ = VecX::Zero(cuts);
 
   // breadth first from the ground, then from any body not reached (a free
