@@ -6,6 +6,9 @@
 // time, as in a run).
 #include <benchmark/benchmark.h>
 
+#include <string>
+
+#include "ictus/model_file.h"
 #include "ictus/system.h"
 #include "support/reference_models.h"
 
@@ -38,5 +41,46 @@ void BM_ChainDerivative(benchmark::State& state) {
 BENCHMARK(BM_ChainDerivative)
     ->ArgsProduct({benchmark::CreateRange(4, 1024, 4), {1, 0}})
     ->ArgNames({"N", "tree"});
+
+// Mechanisms with loops: y' at the assembled state on a spanning tree with
+// the loops closed by the Schur complement of the cut rows (tree 1), or by
+// the sparse path (tree 0). Models: 0 the free slider-crank of the peer
+// benchmark (examples/slider_crank.yaml, driven), 1 the redundant four-bar,
+// 2 the V8 engine, 3 a chain of 8 parallelograms (24 redundant rows).
+void BM_LoopDerivative(benchmark::State& state) {
+  const auto example = [](const char* file) {
+    return ictus::load_model(std::string(ICTUS_SOURCE_DIR) + "/examples/" + file);
+  };
+  ictus::Model model;
+  switch (state.range(0)) {
+    case 0:
+      model = example("slider_crank.yaml");
+      break;
+    case 1:
+      model = example("four_bar_redundant.yaml");
+      break;
+    case 2:
+      model = example("engine_v8.yaml");
+      break;
+    default:
+      model = ictus::test::make_parallelogram_chain(8);
+      break;
+  }
+  ictus::System system(model);
+  system.set_tree_dynamics(state.range(1) != 0);
+  ictus::VecX y = system.initial_state();
+  system.assemble(0.0, y);
+  ictus::VecX dy(y.size());
+  const double t0 = model.settings().start;
+  double t = t0;
+  for (auto _ : state) {
+    t = t == t0 ? t0 + 1e-12 : t0;
+    system.derivative(t, y, dy);
+    benchmark::DoNotOptimize(dy.data());
+  }
+  state.counters["tree_used"] = system.tree_dynamics_used() ? 1.0 : 0.0;
+  state.counters["cut_rows"] = system.tree_dynamics_cut_rows();
+}
+BENCHMARK(BM_LoopDerivative)->ArgsProduct({{0, 1, 2, 3}, {1, 0}})->ArgNames({"model", "tree"});
 
 }  // namespace

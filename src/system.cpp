@@ -629,4 +629,8 @@ bool System::tree_dynamics_used() const {
   return impl_->tree_used;
 }
 
+int System::tree_dynamics_cut_rows() const {
+  return impl_->tree_used ? impl_->tree.cut_row_count() : 0;
+}
+
 }  // namespace ictus

@@ -2,8 +2,10 @@
 //
 //   M u' - D^T p = f,     D u' = gamma - beta_c Delta - beta_k (D u - h)
 //
-// by the Schur complement: S p = rhs - D M^-1 f, then u' = M^-1 (f + D^T p).
-// Nothing here allocates once the structure is analysed.
+// on a spanning tree of the body/joint graph, loops closed on cut rows
+// (tree_kkt_solver.h), or by the Schur complement: S p = rhs - D M^-1 f,
+// then u' = M^-1 (f + D^T p). Nothing here allocates once the structure is
+// analysed (or, on the tree, re-analysed after a change of the dropped rows).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -335,10 +337,13 @@ void System::Impl::solve_dynamics() {
   dynamics_valid = true;
 }
 
-bool System::Impl::tree_may_solve() const {
-  if (!tree_allowed || !tree.usable() || inertia_ill_conditioned || !friction_joints.empty())
-    return false;
-  return std::none_of(dropped.begin(), dropped.end(), [](char d) { return d != 0; });
+bool System::Impl::tree_may_solve() {
+  if (!tree_allowed || inertia_ill_conditioned || !friction_joints.empty()) return false;
+  // the dropped rows change with the rank (redetect_rank, a restored mode):
+  // the tree and its cut rows are chosen among the kept rows (allocates, at
+  // a rank change only)
+  if (!tree.analysed_for(dropped)) tree.analyse(row_bodies, model.bodies(), dropped);
+  return tree.usable();
 }
 
 bool System::Impl::solve_schur(VecX& p) {

@@ -413,14 +413,15 @@ struct System::Impl {
   bool inertia_ill_conditioned = false;
   internal::KktSolver kkt;
   VecX kkt_rhs;  // gamma - Baumgarte terms per row
-  // the linear-time solve of a tree-structured mechanism (tree_kkt_solver.h);
-  // the sparse path above when the graph has loops, rows are dropped, the
-  // pivots are small, the inertia spoils S, or joint friction needs S again
+  // the linear-time solve on a spanning tree of the body/joint graph, loops
+  // closed by a Schur complement on the cut rows (tree_kkt_solver.h); the
+  // sparse path above when the pivots are small, the inertia spoils S, or
+  // joint friction needs S again
   internal::TreeKktSolver tree;
-  bool tree_allowed = true;     // System::set_tree_dynamics
-  bool tree_used = false;       // by the last evaluation of the dynamics
-  bool solve_on_tree();         // false: the sparse path must solve
-  bool tree_may_solve() const;  // the structure and the mode allow the tree
+  bool tree_allowed = true;  // System::set_tree_dynamics
+  bool tree_used = false;    // by the last evaluation of the dynamics
+  bool solve_on_tree();      // false: the sparse path must solve
+  bool tree_may_solve();     // the structure and the mode allow the tree
   // p := S^-1 p for the current rows (projections, assembly): on the tree
   // when it may (no S formed), else by the sparse path; false if singular
   bool solve_schur(VecX& p);

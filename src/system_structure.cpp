@@ -102,7 +102,6 @@ void System::Impl::rebuild_structure() {
   impact_velocities_before = VecX::Zero(layout.velocity_size());
   state_buffer = VecX::Zero(layout.size());
   solver.analyse(row_bodies, n);
-  tree.analyse(row_bodies, model.bodies());
   tree_accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
   tree_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
   rank.analyse(row_bodies, n);
@@ -122,6 +121,7 @@ void System::Impl::rebuild_structure() {
   }
   structure_rank = static_cast<long>(m) - std::count(dropped.begin(), dropped.end(), char{1});
   rank_lowered = false;
+  tree.analyse(row_bodies, model.bodies(), dropped);
 }
 
 bool System::Impl::redetect_rank(double time) {

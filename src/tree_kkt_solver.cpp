@@ -24,57 +24,107 @@ int find_root(std::vector<int>& parent, int i) {
 
 }  // namespace
 
-bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Body> bodies) {
+bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Body> bodies,
+                            std::span<const char> dropped) {
   usable_ = false;
   edges_.clear();
   order_.clear();
+  cut_rows_.clear();
+  cut_bodies_.clear();
+  analysed_dropped_.assign(dropped.begin(), dropped.end());
+  dropped_rows_.clear();
   const auto n = bodies.size();
   mass_.assign(n, Mat6::Zero());
+  inverse_mass_.assign(n, Mat6::Zero());
   point_mass_.assign(n, 0);
   for (std::size_t b = 0; b < n; ++b) {
     const Body& body = bodies[b];
     mass_[b].topLeftCorner<3, 3>().diagonal().setConstant(body.mass);
     // a point mass's rotation is frozen: identity rows with a zero load (as kkt_solver.h)
     mass_[b].bottomRightCorner<3, 3>() = body.point_mass ? Mat3::Identity() : body.inertia;
+    inverse_mass_[b].topLeftCorner<3, 3>().diagonal().setConstant(1.0 / body.mass);
+    if (!body.point_mass) inverse_mass_[b].bottomRightCorner<3, 3>() = body.inertia.inverse();
     point_mass_[b] = body.point_mass ? 1 : 0;
   }
   body_pivot_.assign(n, Mat6::Zero());
   body_inverse_diagonal_.assign(n, Vec6::Ones());
   body_vector_.assign(n, Vec6::Zero());
+  body_load_.assign(n, Vec6::Zero());
   parent_edge_.assign(n, -1);
 
-  // rows between the same two bodies form one edge
+  // the rows that are not dropped between the same two bodies form one edge
+  std::vector<Edge> candidates;
+  std::vector<std::vector<int>> candidate_rows;
   std::map<std::pair<BodyIndex, BodyIndex>, int> edge_of;
   for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (dropped[r] != 0) {
+      dropped_rows_.push_back(static_cast<int>(r));
+      continue;
+    }
     const auto [lo, hi] = std::minmax(rows[r].base, rows[r].follower);
     if (lo == hi) return false;
-    const auto [it, added] = edge_of.try_emplace({lo, hi}, static_cast<int>(edges_.size()));
-    if (added) edges_.push_back(Edge{.first = lo, .second = hi});
-    Edge& edge = edges_[static_cast<std::size_t>(it->second)];
-    if (edge.count == kMaxEdgeRows) return false;  // more rows than freedoms: redundant
-    edge.rows[edge.count] = static_cast<int>(r);
-    edge.row_base[edge.count] = rows[r].base;
-    ++edge.count;
+    const auto [it, added] = edge_of.try_emplace({lo, hi}, static_cast<int>(candidates.size()));
+    if (added) {
+      candidates.push_back(Edge{.first = lo, .second = hi});
+      candidate_rows.emplace_back();
+    }
+    candidate_rows[static_cast<std::size_t>(it->second)].push_back(static_cast<int>(r));
   }
 
-  // a forest: no edge joins two bodies already connected (the ground is node n)
+  // a spanning forest, edges of more rows first (fewer cut rows): an edge
+  // that joins two bodies already connected (the ground is node n) closes a
+  // loop and its rows are cut, as are the rows beyond 6 of one edge
+  std::vector<int> by_rows(candidates.size());
+  std::iota(by_rows.begin(), by_rows.end(), 0);
+  std::stable_sort(by_rows.begin(), by_rows.end(), [&](int a, int b) {
+    return candidate_rows[static_cast<std::size_t>(a)].size() >
+           candidate_rows[static_cast<std::size_t>(b)].size();
+  });
   auto node = [n](BodyIndex b) { return b == kGround ? static_cast<int>(n) : b; };
   std::vector<int> set(n + 1);
   std::iota(set.begin(), set.end(), 0);
   std::vector<std::vector<int>> incident(n);
   std::vector<int> ground_edges;
-  for (std::size_t e = 0; e < edges_.size(); ++e) {
-    const int a = find_root(set, node(edges_[e].first));
-    const int c = find_root(set, node(edges_[e].second));
-    if (a == c) return false;  // a loop
-    set[static_cast<std::size_t>(a)] = c;
-    for (const BodyIndex b : {edges_[e].first, edges_[e].second})
+  auto cut = [&](int r) { cut_rows_.push_back(r); };
+  for (const int c : by_rows) {
+    Edge edge = candidates[static_cast<std::size_t>(c)];
+    const std::vector<int>& edge_rows = candidate_rows[static_cast<std::size_t>(c)];
+    const int a = find_root(set, node(edge.first));
+    const int z = find_root(set, node(edge.second));
+    if (a == z) {
+      for (const int r : edge_rows) cut(r);
+      continue;
+    }
+    set[static_cast<std::size_t>(a)] = z;
+    for (const int r : edge_rows) {
+      if (edge.count == kMaxEdgeRows) {
+        cut(r);
+        continue;
+      }
+      edge.rows[edge.count] = r;
+      edge.row_base[edge.count] = rows[static_cast<std::size_t>(r)].base;
+      ++edge.count;
+    }
+    const int e = static_cast<int>(edges_.size());
+    edges_.push_back(edge);
+    for (const BodyIndex b : {edge.first, edge.second})
       if (b == kGround) {
-        ground_edges.push_back(static_cast<int>(e));
+        ground_edges.push_back(e);
       } else {
-        incident[static_cast<std::size_t>(b)].push_back(static_cast<int>(e));
+        incident[static_cast<std::size_t>(b)].push_back(e);
       }
   }
+  // rows in their order in D (the order of K)
+  std::sort(cut_rows_.begin(), cut_rows_.end());
+  for (const int r : cut_rows_) cut_bodies_.push_back(rows[static_cast<std::size_t>(r)]);
+  const auto cuts = static_cast<Eigen::Index>(cut_rows_.size());
+  cut_base_.assign(cut_rows_.size(), Vec6::Zero());
+  cut_follower_.assign(cut_rows_.size(), Vec6::Zero());
+  schur_ = Eigen::MatrixXd::Zero(cuts, cuts);
+  // sizes the factor's storage (factorize() then allocates nothing); not
+  // LLT(cuts), whose status is left uninitialised until a compute()
+  schur_factor_.compute(Eigen::MatrixXd::Identity(cuts, cuts));
+  cut_vector_ = VecX::Zero(cuts);
 
   // breadth first from the ground, then from any body not reached (a free
   // tree): parents before children; the elimination order is the reverse
@@ -109,6 +159,32 @@ bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Bod
     queue.clear();
   }
   order_.assign(breadth_first.rbegin(), breadth_first.rend());
+
+  // each cut row's path: its bodies and all nodes above them
+  std::vector<int> body_position(n);
+  std::vector<int> edge_position(edges_.size());
+  for (std::size_t p = 0; p < order_.size(); ++p)
+    (order_[p].is_edge ? edge_position : body_position)[static_cast<std::size_t>(order_[p].index)] =
+        static_cast<int>(p);
+  path_begin_.assign(1, 0);
+  path_node_.clear();
+  for (const RowBodies& rb : cut_bodies_) {
+    std::vector<int> path;
+    for (BodyIndex b : {rb.base, rb.follower})
+      while (b != kGround) {
+        path.push_back(body_position[static_cast<std::size_t>(b)]);
+        const int e = parent_edge_[static_cast<std::size_t>(b)];
+        if (e < 0) break;
+        path.push_back(edge_position[static_cast<std::size_t>(e)]);
+        b = edges_[static_cast<std::size_t>(e)].parent;
+      }
+    std::sort(path.begin(), path.end());
+    path.erase(std::unique(path.begin(), path.end()), path.end());
+    path_node_.insert(path_node_.end(), path.begin(), path.end());
+    path_begin_.push_back(static_cast<int>(path_node_.size()));
+  }
+  path_y_.assign(path_node_.size(), Vec6::Zero());
+  path_w_.assign(path_node_.size(), Vec6::Zero());
 
   const auto m = edges_.size();
   edge_child_.assign(m, Mat6::Zero());
@@ -175,28 +251,156 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
     body_pivot_[static_cast<std::size_t>(parent)].noalias() +=
         y.transpose() * edge_inverse_diagonal_[i].asDiagonal() * y;
   }
+  return cut_rows_.empty() || factorize_cut_rows(rows);
+}
+
+bool TreeKktSolver::factorize_cut_rows(std::span<const ConstraintRow> rows) {
+  const std::size_t cuts = cut_rows_.size();
+  for (std::size_t k = 0; k < cuts; ++k) {
+    const ConstraintRow& row = rows[static_cast<std::size_t>(cut_rows_[k])];
+    cut_base_[k] = row_on_body(row.J_base, cut_bodies_[k].base);
+    cut_follower_[k] = row_on_body(row.J_follower, cut_bodies_[k].follower);
+  }
+  // K = Y^T D^-1 Y with Y = L^-1 [D_c^T; 0] (H = L D L^T): column k of Y
+  // is non-zero only on the paths from cut row k's bodies to their roots
+  for (std::size_t k = 0; k < cuts; ++k) forward_on_path(k);
+  for (std::size_t k = 0; k < cuts; ++k)
+    for (std::size_t j = k; j < cuts; ++j)
+      schur_(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k)) = path_product(j, k);
+  schur_factor_.compute(schur_);
+  if (schur_factor_.info() != Eigen::Success) return false;
+  // K's pivots against S's diagonal (D M^-1 D^T)_kk: squared sines
+  const auto& l = schur_factor_.matrixLLT();
+  for (std::size_t k = 0; k < cuts; ++k) {
+    double s_kk = 0.0;
+    for (const auto& [body, j] : {std::pair{cut_bodies_[k].base, &cut_base_[k]},
+                                  std::pair{cut_bodies_[k].follower, &cut_follower_[k]}})
+      if (body != kGround) s_kk += j->dot(inverse_mass_[static_cast<std::size_t>(body)] * *j);
+    const auto i = static_cast<Eigen::Index>(k);
+    if (!(s_kk > 0.0)) return false;
+    smallest_ratio_ = std::min(smallest_ratio_, l(i, i) * l(i, i) / s_kk);
+  }
   return true;
 }
 
-void TreeKktSolver::solve_forward_backward() {
-  // L z = r, then z := D^-1 z (Baraff's forward pass, leaves first)
-  for (const Node& node : order_) {
-    const auto i = static_cast<std::size_t>(node.index);
-    if (!node.is_edge) {
-      ldlt6_solve(body_pivot_[i], body_inverse_diagonal_[i], body_vector_[i]);
-      const int e = parent_edge_[i];
-      if (e >= 0)
-        edge_vector_[static_cast<std::size_t>(e)].noalias() -=
-            edge_child_[static_cast<std::size_t>(e)] * body_vector_[i];
-      continue;
-    }
-    ldlt6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], edge_vector_[i]);
-    edge_vector_[i] = -edge_vector_[i];  // D_e = -P_e
-    const BodyIndex parent = edges_[i].parent;
-    if (parent != kGround)
-      body_vector_[static_cast<std::size_t>(parent)].noalias() -=
-          edge_parent_[i].transpose() * edge_vector_[i];
+Vec6 TreeKktSolver::row_on_body(const Vec6& j, BodyIndex body) const {
+  if (body == kGround) return Vec6::Zero();
+  Vec6 out = j;
+  // a point mass's rows act on its translation only (its inverse inertia is 0)
+  if (point_mass_[static_cast<std::size_t>(body)] != 0) out.tail<3>().setZero();
+  return out;
+}
+
+void TreeKktSolver::add_cut_row_transpose(std::size_t k) {
+  const RowBodies& rb = cut_bodies_[k];
+  if (rb.base != kGround) body_vector_[static_cast<std::size_t>(rb.base)] += cut_base_[k];
+  if (rb.follower != kGround)
+    body_vector_[static_cast<std::size_t>(rb.follower)] += cut_follower_[k];
+}
+
+Vec6& TreeKktSolver::node_vector(const Node& node) {
+  const auto i = static_cast<std::size_t>(node.index);
+  return node.is_edge ? edge_vector_[i] : body_vector_[i];
+}
+
+void TreeKktSolver::forward_node(const Node& node) {
+  const auto i = static_cast<std::size_t>(node.index);
+  if (!node.is_edge) {
+    ldlt6_solve(body_pivot_[i], body_inverse_diagonal_[i], body_vector_[i]);
+    const int e = parent_edge_[i];
+    if (e >= 0)
+      edge_vector_[static_cast<std::size_t>(e)].noalias() -=
+          edge_child_[static_cast<std::size_t>(e)] * body_vector_[i];
+    return;
   }
+  ldlt6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], edge_vector_[i]);
+  edge_vector_[i] = -edge_vector_[i];  // D_e = -P_e
+  const BodyIndex parent = edges_[i].parent;
+  if (parent != kGround)
+    body_vector_[static_cast<std::size_t>(parent)].noalias() -=
+        edge_parent_[i].transpose() * edge_vector_[i];
+}
+
+void TreeKktSolver::forward_on_path(std::size_t k) {
+  const auto begin = static_cast<std::size_t>(path_begin_[k]);
+  const auto end = static_cast<std::size_t>(path_begin_[k + 1]);
+  for (std::size_t p = begin; p < end; ++p)
+    node_vector(order_[static_cast<std::size_t>(path_node_[p])]).setZero();
+  add_cut_row_transpose(k);
+  // the path in elimination order: each node's parent is on it
+  for (std::size_t p = begin; p < end; ++p) {
+    const Node& node = order_[static_cast<std::size_t>(path_node_[p])];
+    path_y_[p] = node_vector(node);
+    forward_node(node);
+    path_w_[p] = node_vector(node);
+  }
+}
+
+double TreeKktSolver::path_product(std::size_t j, std::size_t k) const {
+  // y_j^T D^-1 y_k over the nodes the two paths share (sorted positions)
+  auto p = static_cast<std::size_t>(path_begin_[j]);
+  auto q = static_cast<std::size_t>(path_begin_[k]);
+  const auto p_end = static_cast<std::size_t>(path_begin_[j + 1]);
+  const auto q_end = static_cast<std::size_t>(path_begin_[k + 1]);
+  double sum = 0.0;
+  while (p < p_end && q < q_end) {
+    if (path_node_[p] < path_node_[q]) {
+      ++p;
+    } else if (path_node_[q] < path_node_[p]) {
+      ++q;
+    } else {
+      sum += path_y_[p].dot(path_w_[q]);
+      ++p;
+      ++q;
+    }
+  }
+  return sum;
+}
+
+void TreeKktSolver::set_tree_rhs(const VecX& b) {
+  for (std::size_t body = 0; body < body_vector_.size(); ++body)
+    body_vector_[body] = body_load_[body];
+  for (std::size_t e = 0; e < edges_.size(); ++e) {
+    const Edge& edge = edges_[e];
+    edge_vector_[e].setZero();
+    for (int k = 0; k < edge.count; ++k) edge_vector_[e](k) = b(edge.rows[k]);
+  }
+}
+
+void TreeKktSolver::solve_loaded(const VecX& b, std::span<Vec6> accelerations, VecX& multipliers) {
+  set_tree_rhs(b);
+  // L z = r, z := D^-1 z
+  for (const Node& node : order_) forward_node(node);
+  const std::size_t cuts = cut_rows_.size();
+  if (cuts > 0) {
+    // K mu_c = D_c H^-1 r - b_c = Y^T z - b_c; then z := z - D^-1 Y mu_c
+    for (std::size_t k = 0; k < cuts; ++k) {
+      double value = -b(cut_rows_[k]);
+      for (auto p = static_cast<std::size_t>(path_begin_[k]);
+           p < static_cast<std::size_t>(path_begin_[k + 1]); ++p)
+        value += path_y_[p].dot(node_vector(order_[static_cast<std::size_t>(path_node_[p])]));
+      cut_vector_(static_cast<Eigen::Index>(k)) = value;
+    }
+    schur_factor_.solveInPlace(cut_vector_);
+    for (std::size_t k = 0; k < cuts; ++k) {
+      const double mu = cut_vector_(static_cast<Eigen::Index>(k));
+      for (auto p = static_cast<std::size_t>(path_begin_[k]);
+           p < static_cast<std::size_t>(path_begin_[k + 1]); ++p)
+        node_vector(order_[static_cast<std::size_t>(path_node_[p])]) -= mu * path_w_[p];
+      multipliers(cut_rows_[k]) = -mu;
+    }
+  }
+  solve_backward();
+  for (std::size_t body = 0; body < body_vector_.size(); ++body)
+    accelerations[body] = body_vector_[body];
+  for (std::size_t e = 0; e < edges_.size(); ++e) {
+    const Edge& edge = edges_[e];
+    for (int k = 0; k < edge.count; ++k) multipliers(edge.rows[k]) = -edge_vector_[e](k);
+  }
+  for (const int r : dropped_rows_) multipliers(r) = 0.0;
+}
+
+void TreeKktSolver::solve_backward() {
   // L^T x = z (backward pass, root first): x_i = z_i - D_i^-1 H_ip x_p
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const auto i = static_cast<std::size_t>(it->index);

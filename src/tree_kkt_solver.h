@@ -20,19 +20,44 @@
 // padded with identity rows that carry nothing; LDL^T of each, ldlt6.h),
 // so the numeric work is
 // O(bodies), vectorised and allocation-free. The symbolic work (grouping
-// rows into edges, the forest check, the elimination order) is done once
+// rows into edges, the spanning forest, the elimination order) is done once
 // per structure by analyse().
 //
-// Loops and redundant rows are the general sparse path's (schur_solver.h):
-// analyse() reports a graph with a cycle (a loop closed by joints, two
-// edges of one tree to the ground) or an edge of more than 6 rows as not
-// usable, and the System then solves by S. In a tree, rows can depend on
-// each other only within one edge (D is block triangular in the
-// elimination order), so the pivots of an edge's P_e against its diagonal
-// measure the dependency; when one is small the System hands the
-// evaluation to the sparse path, which decides the rank.
+// Loops are closed by a small Schur complement on cut rows. analyse()
+// chooses a spanning forest of the graph (edges with more rows first, so
+// that few rows are cut) and moves the rows of every edge that closes a
+// cycle (a four-bar's last joint, a second edge of one tree to the ground,
+// rows beyond 6 in one edge) to the cut rows D_c. With H = L D L^T the
+// tree's KKT matrix, r = [f; b_t] and mu_c the cut rows' multipliers,
+//
+//     H x = r - [D_c^T; 0] mu_c,     D_c a = b_c     (x = [a; mu_t]),
+//
+// so that with Y = L^-1 [D_c^T; 0] and z = D^-1 L^-1 r (the forward pass)
+//
+//     K mu_c = Y^T z - b_c,   K = Y^T D^-1 Y,   x = L^-T (z - D^-1 Y mu_c).
+//
+// Column k of Y is non-zero only on the path from cut row k's two bodies
+// to their roots (a forward pass on that path alone), so K costs a few
+// path products and an evaluation one forward and one backward pass, as on
+// a tree, plus the small dense solve. K = D_c W D_c^T, W the inverse mass
+// of the mechanism cut open, is symmetric positive definite when the kept
+// rows are independent (a dense Cholesky factorises it). Its pivots against
+// the diagonal of S, L_kk^2 / (D M^-1 D^T)_kk, are the squared sines of the
+// angles between a cut row and the span of the rows before it, as the
+// pivots of S measure them (schur_solver.h).
+//
+// Redundant rows are the general sparse path's to find (constraint_rank.h):
+// analyse() leaves the dropped rows out (the sparse path gives them no
+// multiplier), and the remaining rows are independent, so the solution is
+// unique and both paths agree. In the tree, rows can depend on each other
+// only within one edge (D is block triangular in the elimination order), so
+// the pivots of an edge's P_e against its diagonal measure the dependency;
+// with the pivots of K they are the whole test: when one is small the
+// System hands the evaluation to the sparse path, which decides the rank.
 #pragma once
 
+#include <Eigen/Cholesky>
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -46,26 +71,39 @@ class TreeKktSolver {
  public:
   static constexpr int kMaxEdgeRows = 6;
 
-  /// Groups the rows into edges, checks that the graph is a forest and sets
-  /// the elimination order (allocates). Returns usable().
-  bool analyse(std::span<const RowBodies> rows, std::span<const Body> bodies);
+  /// Groups the rows that are not dropped into edges, chooses the spanning
+  /// forest and the cut rows and sets the elimination order (allocates).
+  /// Returns usable().
+  bool analyse(std::span<const RowBodies> rows, std::span<const Body> bodies,
+               std::span<const char> dropped);
 
-  /// The graph of the last analyse() is a forest with edges of at most 6 rows.
+  /// The last analyse() found no row on one body only (the graph is usable).
   bool usable() const { return usable_; }
 
-  /// Numeric factorisation for the current rows. Returns false if a pivot
-  /// block is not positive definite. Allocation-free.
+  /// The last analyse() was for this set of dropped rows.
+  bool analysed_for(std::span<const char> dropped) const {
+    return std::equal(dropped.begin(), dropped.end(), analysed_dropped_.begin(),
+                      analysed_dropped_.end());
+  }
+
+  /// Rows that close loops (solved by the Schur complement K).
+  int cut_row_count() const { return static_cast<int>(cut_rows_.size()); }
+
+  /// Numeric factorisation for the current rows, with K of the cut rows.
+  /// Returns false if a pivot block (or K) is not positive definite.
+  /// Allocation-free.
   bool factorize(std::span<const ConstraintRow> rows);
 
-  /// Smallest ratio d_k / P_kk of an edge's pivot to its diagonal entry
-  /// after factorize(): the squared sine of the angle between a row and the
-  /// span of the edge's rows before it (in the metric of the articulated
-  /// inertia), as SchurSolver::smallest_pivot_ratio measures it on S.
+  /// Smallest ratio d_k / P_kk of an edge's pivot to its diagonal entry,
+  /// and of K's pivots to S's diagonal, after factorize(): the squared sine
+  /// of the angle between a row and the span of the rows before it (in the
+  /// metric of the articulated inertia), as SchurSolver::smallest_pivot_ratio
+  /// measures it on S.
   double smallest_pivot_ratio() const { return smallest_ratio_; }
 
   /// Solves with body b's load(b) = [force_W; torque_B] and the rows'
   /// right-hand side b. Writes accelerations[b] = [a_W; alpha_B] and the
-  /// multipliers p (M u' - D^T p = f). Allocation-free.
+  /// multipliers p (M u' - D^T p = f; 0 for a dropped row). Allocation-free.
   template <class Load>
   void solve(Load&& load, const VecX& b, std::span<Vec6> accelerations, VecX& multipliers);
 
@@ -85,7 +123,22 @@ class TreeKktSolver {
     bool is_edge;
   };
 
-  void solve_forward_backward();
+  Vec6& node_vector(const Node& node);
+  // one node of the forward pass L z = r, z := D^-1 z (Baraff's, leaves first)
+  void forward_node(const Node& node);
+  // L^T x = z (root first)
+  void solve_backward();
+  // column k of Y = L^-1 [D_c^T; 0] and of D^-1 Y on its path
+  void forward_on_path(std::size_t k);
+  // (Y^T D^-1 Y)_jk
+  double path_product(std::size_t j, std::size_t k) const;
+  // solve with body_load_ as the load
+  void solve_loaded(const VecX& b, std::span<Vec6> accelerations, VecX& multipliers);
+  void set_tree_rhs(const VecX& b);
+  bool factorize_cut_rows(std::span<const ConstraintRow> rows);
+  Vec6 row_on_body(const Vec6& j, BodyIndex body) const;
+  // body_vector_ += D_c^T e_k
+  void add_cut_row_transpose(std::size_t k);
 
   bool usable_ = false;
   std::vector<Edge> edges_;
@@ -99,30 +152,39 @@ class TreeKktSolver {
   std::vector<Mat6> edge_parent_;  // per edge: J_ep on the parent body
   std::vector<Mat6> edge_pivot_;   // per edge: P_e = -D_e, then its factor
   std::vector<Vec6> edge_inverse_diagonal_;
-  std::vector<Vec6> body_vector_;  // per body: right-hand side, then solution
-  std::vector<Vec6> edge_vector_;  // per edge
+  std::vector<Vec6> body_vector_;   // per body: right-hand side, then solution
+  std::vector<Vec6> edge_vector_;   // per edge
+  std::vector<Vec6> body_load_;     // per body: the load of solve()
+  std::vector<Mat6> inverse_mass_;  // per body: M_b^-1 (0 rotation block for a point mass)
+  std::vector<char> analysed_dropped_;
+  std::vector<int> dropped_rows_;
+  // cut rows: index, bodies, and their Jacobians (0 on the ground and on a
+  // point mass's rotation), copied by factorize()
+  std::vector<int> cut_rows_;
+  std::vector<RowBodies> cut_bodies_;
+  std::vector<Vec6> cut_base_;
+  std::vector<Vec6> cut_follower_;
+  Eigen::MatrixXd schur_;  // K = D_c H^-1 D_c^T (lower triangle)
+  Eigen::LLT<Eigen::MatrixXd> schur_factor_;
+  VecX cut_vector_;
+  // per cut row k: the nodes (positions in order_, ascending) from its
+  // bodies to their roots, path_begin_[k] .. path_begin_[k + 1], with Y's
+  // column there (path_y_) and D^-1 of it (path_w_)
+  std::vector<int> path_begin_;
+  std::vector<int> path_node_;
+  std::vector<Vec6> path_y_;
+  std::vector<Vec6> path_w_;
   double smallest_ratio_ = 1.0;
 };
 
 template <class Load>
 void TreeKktSolver::solve(Load&& load, const VecX& b, std::span<Vec6> accelerations,
                           VecX& multipliers) {
-  for (std::size_t body = 0; body < body_vector_.size(); ++body) {
-    body_vector_[body] = load(static_cast<BodyIndex>(body));
-    if (point_mass_[body] != 0) body_vector_[body].tail<3>().setZero();
+  for (std::size_t body = 0; body < body_load_.size(); ++body) {
+    body_load_[body] = load(static_cast<BodyIndex>(body));
+    if (point_mass_[body] != 0) body_load_[body].tail<3>().setZero();
   }
-  for (std::size_t e = 0; e < edges_.size(); ++e) {
-    const Edge& edge = edges_[e];
-    edge_vector_[e].setZero();
-    for (int k = 0; k < edge.count; ++k) edge_vector_[e](k) = b(edge.rows[k]);
-  }
-  solve_forward_backward();
-  for (std::size_t body = 0; body < body_vector_.size(); ++body)
-    accelerations[body] = body_vector_[body];
-  for (std::size_t e = 0; e < edges_.size(); ++e) {
-    const Edge& edge = edges_[e];
-    for (int k = 0; k < edge.count; ++k) multipliers(edge.rows[k]) = -edge_vector_[e](k);
-  }
+  solve_loaded(b, accelerations, multipliers);
 }
 
 }  // namespace ictus::internal

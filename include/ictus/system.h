@@ -344,13 +344,17 @@ class System final : public MechanicalSystem {
                                      std::vector<double>* gap_accelerations = nullptr);
 
   // --- linear algebra ---------------------------------------------------------
-  /// Whether a mechanism whose body/joint graph is a tree may be solved in
-  /// linear time on that graph (on by default; docs/performance.md). Off, every
-  /// evaluation forms and factorises S = D M^-1 D^T (the general path, which
-  /// also takes loops, redundant rows and singular configurations).
+  /// Whether the mechanism may be solved in linear time on a spanning tree of
+  /// its body/joint graph, loops closed by a Schur complement on the cut rows
+  /// (on by default; docs/performance.md). Off, every evaluation forms and
+  /// factorises S = D M^-1 D^T (the general path, which also decides the rank
+  /// and takes singular configurations).
   void set_tree_dynamics(bool allowed);
   /// Whether the last evaluation of the dynamics was solved on the tree.
   bool tree_dynamics_used() const;
+  /// Rows cut to open the loops in the last evaluation solved on the tree
+  /// (0: the graph, without its dropped rows, is a tree; or the tree was not used).
+  int tree_dynamics_cut_rows() const;
 
   // --- reports --------------------------------------------------------------
   /// Analyses the current structure at state y (rank, redundancy, condition).

@@ -150,28 +150,25 @@ TEST(StepLoopAllocation, CounterSeesAllocationsInTheLoop) {
   EXPECT_GT(g_allocations.load(), 0);
 }
 
-TEST(StepLoopAllocation, SliderCrankWithDriverAndFormulaLoads) {
-  Model model = load_model(test::source_path("examples/slider_crank.yaml"));
-  model.settings().until = 0.5;
-  long steps = 0;
-  EXPECT_EQ(allocations_during_run(model, &steps), 0);
-  EXPECT_GT(steps, 50);
-}
-
 // Counts the samples whose evaluation was solved on the tree
-// (tree_kkt_solver.h), so that the zero counts cover that path.
+// (tree_kkt_solver.h), and those of them with loops closed on cut rows, so
+// that the zero counts cover that path.
 class TreeUseCounter final : public Observer {
  public:
   void on_sample(double, System& system) override {
     if (system.tree_dynamics_used()) ++tree_samples_;
+    if (system.tree_dynamics_cut_rows() > 0) ++loop_samples_;
   }
   long tree_samples() const { return tree_samples_; }
+  long loop_samples() const { return loop_samples_; }
 
  private:
   long tree_samples_ = 0;
+  long loop_samples_ = 0;
 };
 
-long allocations_during_run(const Model& model, long* steps, long* tree_samples) {
+long allocations_during_run(const Model& model, long* steps, long* tree_samples,
+                            long* loop_samples = nullptr) {
   Simulation simulation(model);
   AllocationCounter counter;
   TreeUseCounter tree;
@@ -180,6 +177,7 @@ long allocations_during_run(const Model& model, long* steps, long* tree_samples)
   const RunStatistics stats = simulation.run();
   *steps = stats.integrator.steps;
   *tree_samples = tree.tree_samples();
+  if (loop_samples != nullptr) *loop_samples = tree.loop_samples();
   EXPECT_GT(counter.samples(), 10);
   return g_allocations.load();
 }
@@ -196,12 +194,28 @@ TEST(StepLoopAllocation, ChainOfPendulumsWithRk4) {
   EXPECT_GT(tree_samples, 10);  // the linear-time tree solve
 }
 
+// Loops: solved on a spanning tree, closed by the Schur complement of the
+// cut rows (the four-bar's redundant rows dropped first).
+TEST(StepLoopAllocation, SliderCrankWithDriverAndFormulaLoads) {
+  Model model = load_model(test::source_path("examples/slider_crank.yaml"));
+  model.settings().until = 0.5;
+  long steps = 0;
+  long tree_samples = 0;
+  long loop_samples = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps, &tree_samples, &loop_samples), 0);
+  EXPECT_GT(steps, 50);
+  EXPECT_GT(loop_samples, 10);
+}
+
 TEST(StepLoopAllocation, FourBarWithRedundantRowsAndAnArmedEvent) {
   Model model = load_model(test::source_path("examples/four_bar_redundant.yaml"));
   model.settings().until = 0.5;
   long steps = 0;
-  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  long tree_samples = 0;
+  long loop_samples = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps, &tree_samples, &loop_samples), 0);
   EXPECT_GT(steps, 20);
+  EXPECT_GT(loop_samples, 10);
 }
 
 // Stick/slip elements (seed 003): their switching functions are evaluated
