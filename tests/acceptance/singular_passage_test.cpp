@@ -25,6 +25,7 @@
 
 #include "ictus/model_file.h"
 #include "ictus/simulation.h"
+#include "support/reference_models.h"
 #include "support/test_support.h"
 
 namespace ictus {
@@ -35,33 +36,7 @@ namespace {
 constexpr double kR = 0.3, kMc = 1.0, kMk = 0.5, kW0 = 4.0, kG = 9.81;
 
 std::string parallelogram_chain(int count, double until = 3.0) {
-  std::string text = "parameters: {r: 0.3, d: 1.0, mc: 1.0, mk: 0.5, w0: 4.0}\nbodies:\n";
-  for (int i = 0; i <= count; ++i)
-    text += fmt::format(
-        "  crank{0}: {{mass: mk, inertia: [mk*r^2/12, mk*r^2/12, mk*r^2/12], "
-        "position: [{0}*d, r/2, 0]}}\n",
-        i);
-  for (int i = 0; i < count; ++i)
-    text += fmt::format(
-        "  coupler{0}: {{mass: mc, inertia: [mc*d^2/12, mc*d^2/12, mc*d^2/12], "
-        "position: [{0}*d + d/2, r, 0]}}\n",
-        i);
-  text += "joints:\n";
-  for (int i = 0; i <= count; ++i)
-    text += fmt::format(
-        "  pivot{0}: {{type: revolute, between: [ground, crank{0}], at: [{0}*d, 0, 0], "
-        "axis: [0, 0, 1]}}\n",
-        i);
-  for (int i = 0; i < count; ++i)
-    text += fmt::format(
-        "  left{0}: {{type: revolute, between: [crank{0}, coupler{0}], at: [{0}*d, r, 0], "
-        "axis: [0, 0, 1]}}\n"
-        "  right{0}: {{type: revolute, between: [crank{1}, coupler{0}], at: [{1}*d, r, 0], "
-        "axis: [0, 0, 1]}}\n",
-        i, i + 1);
-  text += "gravity: [0, -9.81, 0]\ninitial_velocities: {pivot0.omega: w0}\n" +
-          fmt::format("simulate: {{until: {}, output_step: 0.01}}\n", until);
-  return text;
+  return test::parallelogram_chain_text(count, until);
 }
 
 // The one-degree-of-freedom motion of the chain. Every crank turns by the

@@ -66,7 +66,7 @@ Model make_pendulums(int count) {
   return model;
 }
 
-Model make_parallelogram_chain(int count) {
+std::string parallelogram_chain_text(int count, double until) {
   std::string text = "parameters: {r: 0.3, d: 1.0, mc: 1.0, mk: 0.5, w0: 4.0}\nbodies:\n";
   for (int i = 0; i <= count; ++i)
     text += fmt::format(
@@ -91,10 +91,14 @@ Model make_parallelogram_chain(int count) {
         "  right{0}: {{type: revolute, between: [crank{1}, coupler{0}], at: [{1}*d, r, 0], "
         "axis: [0, 0, 1]}}\n",
         i, i + 1);
-  text +=
-      "gravity: [0, -9.81, 0]\ninitial_velocities: {pivot0.omega: w0}\n"
-      "simulate: {until: 3, output_step: 0.01}\n";
-  return parse_model(text, fmt::format("parallelogram_chain_{}.yaml", count));
+  text += "gravity: [0, -9.81, 0]\ninitial_velocities: {pivot0.omega: w0}\n" +
+          fmt::format("simulate: {{until: {}, output_step: 0.01}}\n", until);
+  return text;
+}
+
+Model make_parallelogram_chain(int count) {
+  return parse_model(parallelogram_chain_text(count, 3.0),
+                     fmt::format("parallelogram_chain_{}.yaml", count));
 }
 
 }  // namespace ictus::test
