@@ -18,6 +18,7 @@
 #include "ictus/model_file.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
+#include "suspension_model.h"
 
 namespace {
 
@@ -29,20 +30,8 @@ struct Variant {
 // u_max, v_max, in-pulse a_max (the summary peaks 0, 1 and 3 of the file)
 std::vector<double> peaks(const std::vector<std::pair<std::string, std::string>>& sets,
                           const std::string& integrator, double step, bool two_pass) {
-  ictus::Model model =
-      ictus::load_model(std::string(ICTUS_SOURCE_DIR) + "/examples/suspension.yaml", sets);
-  ictus::SimulationSettings& s = model.settings();
-  s.integrator.name = integrator;
-  s.integrator.given.clear();  // the file's rtol and atol are dopri5's
-  if (integrator == "dopri5") {
-    s.integrator.rtol = 1e-12;
-    s.integrator.atol = 1e-14;
-  } else {
-    s.integrator.step = step;
-    s.integrator.two_pass = two_pass;
-    s.integrator.given = {"step", "two_pass"};
-  }
-  model.validate();
+  const ictus::Model model = ictus::bench::suspension_model(sets, integrator, step, two_pass);
+  const ictus::SimulationSettings& s = model.settings();
   ictus::Simulation simulation(model);
   ictus::Summary summary({}, s.peaks);
   simulation.add_observer(summary);

@@ -29,31 +29,15 @@
 #include "ictus/model_file.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
+#include "suspension_model.h"
 
 namespace {
 
-using Sets = std::vector<std::pair<std::string, std::string>>;
-
-ictus::Model suspension(const Sets& sets, const std::string& integrator, double step) {
-  ictus::Model model =
-      ictus::load_model(std::string(ICTUS_SOURCE_DIR) + "/examples/suspension.yaml", sets);
-  ictus::SimulationSettings& s = model.settings();
-  s.integrator.name = integrator;
-  s.integrator.given.clear();  // the file's rtol and atol are dopri5's
-  if (integrator == "dopri5") {
-    s.integrator.rtol = 1e-12;
-    s.integrator.atol = 1e-14;
-  } else {
-    s.integrator.step = step;
-    s.integrator.given = {"step"};
-  }
-  model.validate();
-  return model;
-}
+using Sets = ictus::bench::Sets;
 
 // u_max, v_max, in-pulse a_max (the summary peaks 0, 1 and 3 of the file)
 std::vector<double> peaks(const Sets& sets, const std::string& integrator, double step) {
-  const ictus::Model model = suspension(sets, integrator, step);
+  const ictus::Model model = ictus::bench::suspension_model(sets, integrator, step);
   ictus::Simulation simulation(model);
   ictus::Summary summary({}, model.settings().peaks);
   simulation.add_observer(summary);
@@ -107,7 +91,7 @@ double cpu_seconds() {
 
 // least CPU time of building and running the Simulation; also its step count
 double timed_run(const Sets& sets, const std::string& method, double step, long& steps) {
-  ictus::Model model = suspension(sets, method, step);
+  ictus::Model model = ictus::bench::suspension_model(sets, method, step);
   model.settings().output_step = 0.01;  // sampling does not change the steps
   double best = 1e300;
   for (int r = 0; r < 20; ++r) {
