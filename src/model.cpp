@@ -145,10 +145,34 @@ void Model::claim_name(const std::string& name, const std::string& element,
   names_.emplace(name, element.substr(0, element.find(' ')));
 }
 
+namespace {
+// A name claimed for an element that is being added, released again if
+// adding it throws (the element was invalid): a corrected element can then
+// be added under the same name, as the Python API's users do after an error.
+class PendingName {
+ public:
+  PendingName(std::map<std::string, std::string, std::less<>>& names, std::string name)
+      : names_(names), name_(std::move(name)) {}
+  PendingName(const PendingName&) = delete;
+  PendingName& operator=(const PendingName&) = delete;
+  ~PendingName() {
+    if (!kept_) names_.erase(name_);
+  }
+  void keep() { kept_ = true; }
+
+ private:
+  std::map<std::string, std::string, std::less<>>& names_;
+  std::string name_;
+  bool kept_ = false;
+};
+}  // namespace
+
 BodyIndex Model::add_body(Body body) {
   const std::string element = fmt::format("body '{}'", body.name);
   claim_name(body.name, element, body.where);
+  PendingName pending(names_, body.name);
   body.validate();
+  pending.keep();
   bodies_.push_back(std::move(body));
   return static_cast<BodyIndex>(bodies_.size() - 1);
 }
@@ -221,6 +245,7 @@ void validate_joint_friction(const Joint& joint) {
 int Model::add_joint(Joint joint) {
   const std::string element = fmt::format("joint '{}'", joint.name);
   claim_name(joint.name, element, joint.where);
+  PendingName pending(names_, joint.name);
   if (joint.base == joint.follower)
     throw ModelError(
         joint.where, element,
@@ -240,22 +265,26 @@ int Model::add_joint(Joint joint) {
     if (b != kGround && (b < 0 || b >= static_cast<BodyIndex>(bodies_.size())))
       throw ModelError(joint.where, element, fmt::format("body index {} does not exist", b));
   if (joint.friction.present) validate_joint_friction(joint);
+  pending.keep();
   joints_.push_back(std::move(joint));
   return static_cast<int>(joints_.size() - 1);
 }
 
 void Model::add_force(std::unique_ptr<ForceElement> force) {
   claim_name(force->name(), force->element_label(), force->where());
+  PendingName pending(names_, force->name());
   for (const BodyIndex b : force->bodies())
     if (b != kGround && (b < 0 || b >= static_cast<BodyIndex>(bodies_.size())))
       throw ModelError(force->where(), force->element_label(),
                        fmt::format("body index {} does not exist", b));
+  pending.keep();
   forces_.push_back(std::move(force));
 }
 
 void Model::add_driver(Driver driver) {
   const std::string element = fmt::format("driver '{}'", driver.name);
   claim_name(driver.name, element, driver.where);
+  PendingName pending(names_, driver.name);
   const int j = find_joint(driver.joint);
   if (j < 0) {
     std::vector<std::string> names;
@@ -282,12 +311,14 @@ void Model::add_driver(Driver driver) {
         fmt::format("joint '{}' ({}) has no translation coordinate to drive; a "
                     "position driver needs a prismatic, cylindrical or point_on_line joint",
                     joint.name, joint.type));
+  pending.keep();
   drivers_.push_back(std::move(driver));
 }
 
 void Model::add_contact(JointLimitContact contact) {
   const std::string element = fmt::format("contact '{}'", contact.name);
   claim_name(contact.name, element, contact.where);
+  PendingName pending(names_, contact.name);
   const int j = find_joint(contact.joint);
   if (j < 0) {
     std::vector<std::string> names;
@@ -333,6 +364,7 @@ void Model::add_contact(JointLimitContact contact) {
     throw ModelError(
         contact.where, element,
         fmt::format("accumulation_time must be > 0, got {}", contact.accumulation_time));
+  pending.keep();
   contacts_.push_back(std::move(contact));
 }
 
@@ -353,6 +385,7 @@ const char* shape_type_name(Shape::Type type) {
 void Model::add_shape(Shape shape) {
   const std::string element = fmt::format("shape '{}'", shape.name);
   claim_name(shape.name, element, shape.where);
+  PendingName pending(names_, shape.name);
   if (shape.body != kGround &&
       (shape.body < 0 || shape.body >= static_cast<BodyIndex>(bodies_.size())))
     throw ModelError(shape.where, element, fmt::format("body index {} does not exist", shape.body));
@@ -369,6 +402,7 @@ void Model::add_shape(Shape shape) {
     throw ModelError(
         shape.where, element,
         fmt::format("a capsule's 'length' must be > 0, got {}", 2 * shape.half_length));
+  pending.keep();
   shapes_.push_back(std::move(shape));
 }
 
@@ -485,11 +519,13 @@ void Model::add_given_velocity(GivenVelocity given) {
 void Model::add_marker(Marker marker) {
   const std::string element = fmt::format("marker '{}'", marker.name);
   claim_name(marker.name, element, marker.where);
+  PendingName pending(names_, marker.name);
   if (marker.body != kGround &&
       (marker.body < 0 || marker.body >= static_cast<BodyIndex>(bodies_.size())))
     throw ModelError(marker.where, element,
                      fmt::format("body index {} does not exist", marker.body));
   if (!marker.point_B.allFinite()) throw ModelError(marker.where, element, "point must be finite");
+  pending.keep();
   markers_.push_back(std::move(marker));
 }
 

@@ -41,6 +41,7 @@ def test_errors_of_a_model_built_in_python_have_no_location():
     with pytest.raises(ictus.ModelError) as caught:
         model.add_body(ictus.Body("bob", mass=-1.0))
     assert caught.value.location == "" and caught.value.element == "body 'bob'"
+    model.add_body(ictus.Body("bob", mass=1.0))  # the refused body left its name free
     model.add_body(ictus.Body("arm"))
     with pytest.raises(ictus.ModelError, match="unit vector"):
         model.add_joint("pin", "revolute", "ground", "arm", at=[0, 0, 0], axis=[0, 0, 2])
