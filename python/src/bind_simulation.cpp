@@ -8,8 +8,11 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <variant>
 
 #include "bindings.h"
@@ -35,6 +38,42 @@ struct PyCheckpoint {
   double time = 0.0;
 };
 
+/// Ctrl-C during a run. The GIL is released while the engine integrates, so
+/// Python's signal handlers cannot run; every 50 ms of wall time this
+/// observer takes the GIL and lets Python check its signals. An exception a
+/// handler raises (KeyboardInterrupt) stops the run through the engine's
+/// interrupt flag (Simulation::set_interrupt_flag), and PySimulation raises
+/// it when the engine has returned: the samples up to there stay readable.
+class SignalWatch final : public Observer {
+ public:
+  void arm() {
+    raised_ = false;
+    stop_.store(false, std::memory_order_relaxed);
+    last_check_ = Clock::now();
+  }
+  void on_step(double /*t0*/, double /*t1*/) override {
+    const auto now = Clock::now();
+    if (now - last_check_ < std::chrono::milliseconds(50)) return;
+    last_check_ = now;
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      raised_ = true;
+      stop_.store(true, std::memory_order_relaxed);
+    }
+  }
+  const std::atomic<bool>* flag() const { return &stop_; }
+  /// With the GIL held: raises what a signal handler raised during the run.
+  void rethrow() const {
+    if (raised_) throw py::error_already_set();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::atomic<bool> stop_{false};
+  bool raised_ = false;
+  Clock::time_point last_check_;
+};
+
 /// A Simulation with the Recorder of its channels.
 class PySimulation {
  public:
@@ -54,6 +93,9 @@ class PySimulation {
     }
     recorder_ = std::make_unique<Recorder>(std::move(names));
     simulation_->add_observer(*recorder_);
+    signals_ = std::make_unique<SignalWatch>();
+    simulation_->add_observer(*signals_);
+    simulation_->set_interrupt_flag(signals_->flag());
     // the model's windowed peaks (`summary: peaks:`), located on the dense
     // output as the command line's summary does
     const std::vector<SummaryPeak>& peaks = system.model().settings().peaks;
@@ -84,21 +126,15 @@ class PySimulation {
   }
 
   RunStatistics run() {
-    started_ = true;
-    py::gil_scoped_release release;
-    return simulation_->run();
+    return watched([this] { return simulation_->run(); });
   }
 
   bool advance_to(double t) {
-    started_ = true;
-    py::gil_scoped_release release;
-    return simulation_->advance_to(t);
+    return watched([this, t] { return simulation_->advance_to(t); });
   }
 
   bool apply(const std::vector<Action>& actions, const std::string& name) {
-    started_ = true;
-    py::gil_scoped_release release;
-    return simulation_->apply(actions, name);
+    return watched([this, &actions, &name] { return simulation_->apply(actions, name); });
   }
 
   PyCheckpoint save() const { return {simulation_->save(), simulation_->time()}; }
@@ -159,8 +195,22 @@ class PySimulation {
   const std::vector<std::string>& recorded_channels() const { return recorder_->channels(); }
 
  private:
+  /// Runs the engine without the GIL, watching for Ctrl-C (SignalWatch).
+  template <class Engine>
+  std::invoke_result_t<Engine> watched(Engine&& engine) {
+    started_ = true;
+    signals_->arm();
+    auto result = [&] {
+      py::gil_scoped_release release;
+      return engine();
+    }();
+    signals_->rethrow();
+    return result;
+  }
+
   // the observers outlive the Simulation that observes them
   std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<SignalWatch> signals_;
   std::unique_ptr<Summary> summary_;
   std::unique_ptr<Simulation> simulation_;
   bool started_ = false;

@@ -134,3 +134,27 @@ def test_a_run_advanced_to_the_end_cannot_be_saved_after_run(example):
     sim.run()
     with pytest.raises(RuntimeError):
         sim.advance_to(1.0)
+
+
+def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt(example):
+    # the engine integrates without the GIL; Ctrl-C (SIGINT) still stops it
+    # within about 50 ms of wall time, not when the run would have ended
+    import os
+    import signal
+    import threading
+    import time
+
+    model = ictus.load_model(example("pendulum"))
+    s = model.settings
+    s.until, s.rtol, s.atol = 1e5, 1e-12, 1e-14  # minutes of work
+    sim = ictus.Simulation(model, ["pivot.angle"])
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sim.run()
+    assert time.monotonic() - started < 5.0
+    timer.cancel()
+    recorded = sim.results()  # the samples up to the interruption stay readable
+    assert 0 < len(recorded) and recorded.t[-1] < 1e5
+    assert any(e.kind == "interrupted" for e in recorded.events)
