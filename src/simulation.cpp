@@ -640,6 +640,9 @@ void Simulation::advance(double target) {
 }
 
 void Simulation::fail(double t, const std::exception& e) {
+  // a passage through a singular configuration that was still under way
+  system_.flush_warnings();
+  log_warnings();
   record({t, "failure", "", e.what()});
   for (Observer* o : observers_) o->on_finish(t, false);
 }
@@ -717,6 +720,8 @@ RunStatistics Simulation::run() {
         "build a new Simulation (from the same Model) for another run");
   if (!interrupted_) advance(system_.model().settings().until);
   finished_ = true;
+  system_.flush_warnings();  // a singular passage under way at the end
+  log_warnings();
   if (interrupted_) record({t_, "interrupted", "", "the run was interrupted"});
   RunStatistics stats = stats_;
   stats.integrator = stepper_->statistics();

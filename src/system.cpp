@@ -580,7 +580,7 @@ bool System::accept(double t, VecX& y) {
     // follows (the drift is of second order in the window, kSingularWindow)
     if (changed && was_lowered && !s.rank_lowered) project(t, y);
   }
-  s.log_rank_change();
+  s.log_rank_change(t);
   s.compute_kinematics(t, y);
   s.warn_passed_through(t);
   for (std::size_t j = 0; j < s.angle_reference.size(); ++j)
@@ -611,6 +611,14 @@ double System::channel_value(int k) const {
 
 const std::vector<std::string>& System::warnings() const {
   return impl_->warnings;
+}
+
+void System::flush_warnings() {
+  impl_->log_rank_change();
+}
+
+long System::rank_changes() const {
+  return impl_->rank_changes;
 }
 
 std::vector<std::pair<std::string, int>> System::repeated_warnings() const {

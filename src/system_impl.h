@@ -196,15 +196,21 @@ struct System::Impl {
   /// with the configuration) and logs the change with the rows involved.
   /// Returns true if the set of dependent rows changed.
   bool redetect_rank(double time);
-  /// Logs the rank changes since the last accepted step (one warning: the
-  /// time of the first, the ranks, the rows involved).
-  void log_rank_change();
+  /// Logs the rank changes of one passage through a singular configuration
+  /// as one warning (the time of the first change and of the last, the
+  /// ranks, the rows involved) once the rank is back at the structure's and
+  /// the run has left the passage (`time`, the accepted step's), or at once
+  /// when `time` is omitted (the structure is rebuilt, the run ends).
+  void log_rank_change(std::optional<double> time = std::nullopt);
   struct RankChange {
     bool pending = false;
-    double time = 0.0;
+    double time = 0.0, last_time = 0.0;
     long rank_before = 0, rank_after = 0, lowest = 0;
-    std::set<std::string> rows;
+    std::vector<char> rows;  // per row: it changed (sized with the structure)
   } rank_change;
+  /// Dependent-row sets decided during the run (every rank change, logged
+  /// or merged into the passage's warning).
+  long rank_changes = 0;
   /// Adds a warning unless the same text was given before; repeats are
   /// counted (warning_repeats).
   void warn(std::string text);

@@ -17,6 +17,7 @@ void System::Impl::ensure_structure() {
 }
 
 void System::Impl::rebuild_structure() {
+  log_rank_change();  // the rows it names are those of this structure
   const auto& joints = live_joints;
   // what was active before, to tell the constraints that close now (impacts)
   std::vector<char> was_active(instances.size(), 0);
@@ -107,6 +108,7 @@ void System::Impl::rebuild_structure() {
   rank.analyse(row_bodies, n);
   no_rows.assign(m, 0);
   dependent_rows.assign(m, 0);
+  rank_change.rows.assign(m, 0);
   geometric_check_below = kSchurCheck;
   inertia_ill_conditioned = false;
   kkt_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
@@ -139,32 +141,48 @@ bool System::Impl::redetect_rank(double time) {
   const long after = rows_count - std::count(dropped.begin(), dropped.end(), char{1});
   const long was = rows_count - std::count(before.begin(), before.end(), char{1});
   rank_lowered = after < structure_rank;
-  if (!rank_change.pending) {
-    rank_change = {};
-    rank_change.pending = true;
-    rank_change.time = time;
-    rank_change.rank_before = was;
-    rank_change.lowest = was;
+  ++rank_changes;
+  RankChange& c = rank_change;
+  if (!c.pending) {
+    c.pending = true;
+    c.time = time;
+    c.last_time = time;
+    c.rank_before = was;
+    c.lowest = was;
+    std::fill(c.rows.begin(), c.rows.end(), char{0});
   }
-  rank_change.rank_after = after;
-  rank_change.lowest = std::min(rank_change.lowest, after);
+  c.time = std::min(c.time, time);
+  c.last_time = std::max(c.last_time, time);
+  c.rank_after = after;
+  c.lowest = std::min(c.lowest, after);
   for (std::size_t r = 0; r < dropped.size(); ++r)
-    if (dropped[r] != before[r]) rank_change.rows.insert(row_name(static_cast<int>(r)));
+    if (dropped[r] != before[r]) c.rows[r] = 1;
   return true;
 }
 
-void System::Impl::log_rank_change() {
+void System::Impl::log_rank_change(std::optional<double> time) {
+  // a passage goes down and up again in several accepted steps (the rows of
+  // a chain leave and come back one by one; the steps that approach it dip
+  // into the window with a stage): one warning for it, once the run is as
+  // far past the last change as ten times the passage has lasted
   if (!rank_change.pending) return;
-  rank_change.pending = false;
   const RankChange& c = rank_change;
-  const std::vector<std::string> names(c.rows.begin(), c.rows.end());
+  if (time && (rank_lowered || !(*time > c.last_time + 10.0 * (c.last_time - c.time)))) return;
+  rank_change.pending = false;
+  std::vector<std::string> names;
+  for (std::size_t r = 0; r < c.rows.size(); ++r)
+    if (c.rows[r] != 0) names.push_back(row_name(static_cast<int>(r)));
+  std::sort(names.begin(), names.end());
   std::string ranks = fmt::format("{} -> {}", c.rank_before, c.rank_after);
   if (c.lowest < std::min(c.rank_before, c.rank_after))
     ranks = fmt::format("{} -> {} -> {}", c.rank_before, c.lowest, c.rank_after);
-  warnings.push_back(fmt::format(
-      "t = {:.9g} s: the constraint rank changed ({}; rows {}): the mechanism passes a singular "
-      "configuration",
-      c.time, ranks, internal::join_names(names, 20)));
+  const std::string when = c.last_time > c.time
+                               ? fmt::format("t = {:.9g} to {:.9g} s", c.time, c.last_time)
+                               : fmt::format("t = {:.9g} s", c.time);
+  warnings.push_back(
+      fmt::format("{}: the constraint rank changed ({}; rows {}): the mechanism passes a singular "
+                  "configuration",
+                  when, ranks, internal::join_names(names, 20)));
 }
 
 void System::Impl::warn(std::string text) {

@@ -364,6 +364,12 @@ class System final : public MechanicalSystem {
   /// Each warning is given once; this is how many more times each was
   /// raised (text -> repeats, only those repeated).
   std::vector<std::pair<std::string, int>> repeated_warnings() const;
+  /// Adds the warnings held back until a passage ends (a rank change through
+  /// a singular configuration still under way): the end of a run calls it.
+  void flush_warnings();
+  /// How often the set of dependent rows changed during the run (every
+  /// change; the warnings merge those of one passage).
+  long rank_changes() const;
 
   // --- saving and restoring the mode ------------------------------------------
   /// What a run has changed in this System: switches, captured joint frames,

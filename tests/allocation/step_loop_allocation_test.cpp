@@ -474,18 +474,18 @@ TEST(StepLoopAllocation, TwoPassNewmarkOnASlippingMount) {
 
 // A parallelogram passes its singular configuration (all links collinear)
 // twice per turn; while a row is dropped the rank is decided again at every
-// accepted step (issue 13). Only the steps that log a rank change may
-// allocate (the warning); the steps in between, inside the singular window
-// as well, do not.
+// accepted step (issue 13). Only the steps that change the dependent rows
+// may allocate (the self-stress modes, the warning at the end of a
+// passage); the steps in between, inside the singular window as well, do not.
 class QuietStepAllocations final : public Observer {
  public:
   void on_start(System& system, double, double) override { system_ = &system; }
-  // A rank change found in a stage is logged when the next step is
-  // accepted: a step counts as quiet when neither it nor the next logged.
+  // A rank change found in a stage is decided when the next step is
+  // accepted: a step counts as quiet when neither it nor the next changed.
   void on_step(double, double) override {
-    const std::size_t warnings = system_->warnings().size();
+    const long changes = system_->rank_changes() + static_cast<long>(system_->warnings().size());
     const long allocations = g_allocations.exchange(0);
-    const bool logged = warnings != warnings_;
+    const bool logged = changes != warnings_;
     if (pending_ && !pending_logged_ && !logged) {
       quiet_allocations_ += pending_allocations_;
       ++quiet_steps_;
@@ -495,7 +495,7 @@ class QuietStepAllocations final : public Observer {
     pending_ = g_counting.load();
     pending_logged_ = logged;
     pending_allocations_ = allocations;
-    warnings_ = warnings;
+    warnings_ = changes;
   }
   long quiet_allocations() const { return quiet_allocations_; }
   long quiet_steps() const { return quiet_steps_; }
@@ -505,7 +505,7 @@ class QuietStepAllocations final : public Observer {
   System* system_ = nullptr;
   bool pending_ = false, pending_logged_ = false;
   long pending_allocations_ = 0;
-  std::size_t warnings_ = 0;
+  long warnings_ = 0;  // rank changes and warnings so far
   long quiet_allocations_ = 0, quiet_steps_ = 0, logged_steps_ = 0;
 };
 
