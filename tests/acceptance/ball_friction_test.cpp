@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "ictus/model_file.h"
+#include "ictus/observers.h"
+#include "ictus/simulation.h"
 #include "support/test_support.h"
 
 namespace ictus {
@@ -196,6 +198,38 @@ TEST(BallFriction, ThreeDimensionalSwingLosesTheFrictionWorkAndSticks) {
       "ball, 3-D swing: w turned up to {:.3f} rad, stuck at {:.6f} s; energy lost {:.9f} J, "
       "friction work {:.9f} J, audit {:.2e} J\n",
       turned, held, lost, -friction_work(r, "rod", "pivot"), r.max_abs("energy.balance"));
+}
+
+// The slip axis (slipping) and the held relative orientation (stuck) are
+// part of the mode snapshot: a run continued from a checkpoint, through the
+// stick at 8.37 s or after it, is bitwise the run continued in place.
+TEST(BallFriction, ARunContinuedFromACheckpointIsBitwiseTheSame) {
+  const Model model =
+      load_model(test::source_path("tests/models/ball_friction_spherical_pendulum.yaml"));
+  for (const double at : {4.0, 9.0}) {
+    SCOPED_TRACE(at);
+    Simulation original(model);
+    Recorder in_place(select_channels(original.system(), {}));
+    original.add_observer(in_place);
+    ASSERT_TRUE(original.advance_to(at));
+    const auto checkpoint = original.save();
+    const std::size_t first_after = in_place.size();
+    original.run();
+
+    Simulation copy(model);
+    Recorder restored(in_place.channels());
+    copy.add_observer(restored);
+    copy.restore(*checkpoint);
+    copy.run();
+    ASSERT_EQ(restored.size(), in_place.size() - first_after);
+    for (const std::string& name : in_place.channels())
+      EXPECT_EQ(restored.series(name),
+                std::vector<double>(
+                    in_place.series(name).begin() + static_cast<std::ptrdiff_t>(first_after),
+                    in_place.series(name).end()))
+          << name;
+    EXPECT_EQ(copy.state(), original.state());
+  }
 }
 
 }  // namespace
