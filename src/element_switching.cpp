@@ -90,8 +90,10 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
 int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   together_.clear();
   const auto count = static_cast<int>(g_last_.size());
+  // a ball's slip has a direction, not a sign: it is decided alone
   auto candidate = [&](int k) {
-    return system_.stick_slip_enabled(k) && system_.stick_slip_needs_reactions(k);
+    return system_.stick_slip_enabled(k) && system_.stick_slip_needs_reactions(k) &&
+           !system_.stick_slip_has_direction(k);
   };
   if (start) {
     // at t0: the moving elements slip the way they move, those at rest are decided
@@ -166,6 +168,7 @@ int ElementSwitching::apply(double t, VecX& y, bool start) {
         // at t0 a moving element slips the way it moves; one at rest is
         // decided like a slip that has just stopped
         system_.evaluate(t, y, Stage::kKinematics);
+        system_.follow_slip_direction(k);  // a moving ball slips the way it turns
         const double rate = system_.stick_slip_rate(k);
         if (rate != 0.0) {
           system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
@@ -187,7 +190,7 @@ int ElementSwitching::apply(double t, VecX& y, bool start) {
         system_.evaluate(t, y, Stage::kDynamics);
         double lambda = system_.friction_force(k);
         if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
-        system_.set_stick_slip_mode(k, lambda > 0.0 ? kSlipNegative : kSlipPositive);
+        system_.set_stick_slip_mode(k, system_.slip_mode_from_hold(k, lambda));
         system_.evaluate(t, y, Stage::kKinematics);
         log_switch(k, t, kStick, "slip");
       }
@@ -210,6 +213,15 @@ int ElementSwitching::apply(double t, VecX& y, bool start) {
     if (!pending) break;
   }
   return switches;
+}
+
+void ElementSwitching::remember(double t, const VecX& y) {
+  // a slipping ball's slip axis follows its angular velocity from step to
+  // step: its switching function w . e then starts every step at |w| > 0 and
+  // crosses zero only where w passes through zero within a step
+  system_.evaluate(t, y, Stage::kKinematics);
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) system_.follow_slip_direction(k);
+  SwitchingSet::remember(t, y);
 }
 
 double ElementSwitching::look_ahead(int k, double t, const VecX& y) {

@@ -29,6 +29,9 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// A switched-off element is not located.
   bool locatable(int k) const { return system_.stick_slip_enabled(k); }
   bool crossed(int k, double g) const;
+  /// Remembers the sides at an accepted state, after a slipping ball's slip
+  /// axis has followed its angular velocity there.
+  void remember(double t, const VecX& y);
 
   /// Decides the modes at the instant t (an located crossing, or the start
   /// of the run when `start`): switches every element whose function has

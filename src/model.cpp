@@ -231,14 +231,16 @@ void validate_joint_friction(const Joint& joint) {
     throw ModelError(where, element,
                      "a revolute joint's friction moment is mu |N| r: give the pin 'radius' "
                      "(> 0) in 'friction: {mu: ..., radius: ...}'");
-  if (!slider && joint.type != "revolute")
-    throw ModelError(
-        where, element,
-        fmt::format("friction needs a sliding direction (prismatic, cylindrical, point_on_line) or "
-                    "a pin radius (revolute); {}",
-                    joint.type == "spherical"
-                        ? "friction in a spherical joint (a ball radius) is not built yet"
-                        : fmt::format("a {} joint has neither", joint.type)));
+  if (joint.type == "spherical" && !(f.radius > 0.0))
+    throw ModelError(where, element,
+                     "a spherical joint's friction moment is mu |N| r, N its whole reaction "
+                     "force: give the ball 'radius' (> 0) in 'friction: {mu: ..., radius: ...}'");
+  if (!slider && joint.type != "revolute" && joint.type != "spherical")
+    throw ModelError(where, element,
+                     fmt::format("friction needs a sliding direction (prismatic, cylindrical, "
+                                 "point_on_line) or a pin or ball radius (revolute, spherical); "
+                                 "a {} joint has neither",
+                                 joint.type));
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "dependency_order.h"
 #include "ictus/constraints/distance.h"
 #include "ictus/constraints/point_on_plane.h"
+#include "ictus/constraints/rotation_hold.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "ictus/forces/contact_friction.h"
 #include "ictus/forces/joint_friction.h"
@@ -218,7 +219,19 @@ void System::Impl::build_holds() {
     rt.instance = static_cast<int>(instances.size());
     BodyIndex row_base = kGround, row_follower = kGround;
     std::shared_ptr<const ElementaryConstraint> row;
-    if (force.hold_constraint(&row_base, &row_follower, &row)) {
+    const auto* joint_friction = dynamic_cast<const JointFrictionElement*>(&force);
+    if (joint_friction != nullptr && joint_friction->ball()) {
+      // a ball's stuck hold: all relative rotation, three rows of no joint
+      // (the joint's own rows stay its reaction, the normal force)
+      const Joint& joint =
+          live_joints[static_cast<std::size_t>(model.find_joint(joint_friction->joint()))];
+      rt.coordinate = Driver::Coordinate::kAngle;
+      rt.hold_rotation = true;
+      inst.base = joint.base;
+      inst.follower = joint.follower;
+      inst.constraint = std::make_shared<RotationHold>();
+      free_instances.push_back(rt.instance);
+    } else if (force.hold_constraint(&row_base, &row_follower, &row)) {
       // a row of no joint (a contact point's tangent), held at its value
       rt.coordinate = Driver::Coordinate::kTranslation;
       rt.hold_own_row = true;

@@ -193,15 +193,23 @@ void System::Impl::register_channels() {
       // a joint's Coulomb friction (seed 004): under the joint's name
       ++stick_slip_channels;
       const char* unit = friction->hold_is_angle() ? "N m" : "N";
+      const bool ball = friction->ball();
       add_channel(friction->joint() + ".friction", unit, kDyn,
-                  "Coulomb friction on the follower along the joint coordinate (mu |N| opposing "
-                  "the slip; the hold row's multiplier while stuck)",
-                  [this, friction, f] { return force_enabled[f] == 0 ? 0.0 : friction->force(); });
+                  ball ? "size of the ball's friction moment (mu r |N| opposing the relative "
+                         "angular velocity; the holding moment's size while stuck)"
+                       : "Coulomb friction on the follower along the joint coordinate (mu |N| "
+                         "opposing the slip; the hold row's multiplier while stuck)",
+                  [this, friction, f, ball] {
+                    if (force_enabled[f] == 0) return 0.0;
+                    return ball ? std::abs(friction->force()) : friction->force();
+                  });
       add_channel(friction->joint() + ".normal", "N", kDyn,
-                  "normal force of the joint friction: the transverse (radial) reaction |N|",
+                  ball ? "normal force of the ball friction: the joint's whole reaction |N|"
+                       : "normal force of the joint friction: the transverse (radial) reaction |N|",
                   [this, friction, f] { return force_enabled[f] == 0 ? 0.0 : friction->normal(); });
       add_channel(friction->joint() + ".friction_mode", "", kKin,
-                  "friction mode: +1 / -1 slipping with a positive / negative rate, 0 stuck",
+                  ball ? "friction mode: +1 slipping (along the relative angular velocity), 0 stuck"
+                       : "friction mode: +1 / -1 slipping with a positive / negative rate, 0 stuck",
                   [this, friction, f] {
                     return force_enabled[f] == 0 ? 0.0 : static_cast<double>(friction->mode());
                   });

@@ -169,6 +169,22 @@ void System::Impl::compute_rows() {
     inst.constraint->evaluate(
         ctx, std::span<ConstraintRow>(rows.data() + first,
                                       static_cast<std::size_t>(inst.constraint->row_count())));
+    if (drivers[d].hold_rotation) fill_hold_rotation_errors(drivers[d], inst, first);
+  }
+}
+
+void System::Impl::fill_hold_rotation_errors(const DriverRuntime& d, const Instance& inst,
+                                             int first) {
+  // the follower's orientation against the one held, R_base H (H the
+  // relative orientation at the instant of sticking), as a joint's triple of
+  // locks (fill_lock_errors): theta = vee(skew(R_f (R_b H)^T)), row k n_k . theta
+  const BodyKinematics& kb = kinematics(inst.base);
+  const BodyKinematics& kf = kinematics(inst.follower);
+  const Vec3 theta = vee_skew_part(kf.R_WB * (kb.R_WB * d.held_rotation).transpose());
+  for (int k = 0; k < 3; ++k) {
+    ConstraintRow& row = rows[static_cast<std::size_t>(first + k)];
+    row.position_error = kb.R_WB.col(k).dot(theta);
+    row.has_position_error = true;
   }
 }
 

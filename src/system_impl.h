@@ -50,7 +50,9 @@ struct System::ModeSnapshot {
   std::vector<char> dropped;
   std::vector<std::vector<std::pair<int, double>>> self_stress;
   std::vector<double> driver_offset, driver_held;
-  std::vector<int> force_mode;  // stick/slip modes
+  std::vector<Mat3> driver_held_rotation;  // a stuck ball's held relative orientation
+  std::vector<int> force_mode;             // stick/slip modes
+  std::vector<Vec3> force_slip_axis;       // a ball's slip direction (zero for the others)
   int structure_version = 0;
   std::vector<std::string> warnings;
   std::map<std::string, int> warning_repeats;
@@ -91,6 +93,10 @@ struct System::Impl {
     // length the points had when the element stuck
     bool hold_distance = false;
     bool hold_own_row = false;  // a stick/slip element's own row (hold_constraint)
+    // a ball's stuck hold (RotationHold, three rows): the relative orientation
+    // R_base^T R_follower held, taken at the instant of sticking
+    bool hold_rotation = false;
+    Mat3 held_rotation = Mat3::Identity();
     Vec3 hold_point_base = Vec3::Zero();
     Vec3 hold_point_follower = Vec3::Zero();
     std::unique_ptr<internal::CompiledExpression> value;
@@ -240,6 +246,8 @@ struct System::Impl {
   void warn_passed_through(double t);
   MotionSample motion_sample(const DriverRuntime& d) const;
   void fill_lock_errors(int joint);
+  /// Position errors of a ball's stuck hold (a RotationHold row triple at `first`).
+  void fill_hold_rotation_errors(const DriverRuntime& d, const Instance& inst, int first);
   double joint_angle(int j) const;        // unwrapped, with offset
   double joint_translation(int j) const;  // with offset
   double joint_angle_rate(int j) const;
@@ -331,6 +339,11 @@ struct System::Impl {
     Vec3 unit_transverse = Vec3::Zero();  // its change per unit F
     double acc = 0.0;                     // q'' at the solution
     double unit_acc_q = 0.0;              // its change per unit F
+    // a ball (spherical joint): its slip has a direction; at a zero rate it
+    // is decided from the responses to unit moments along the world axes
+    bool ball = false;
+    std::array<std::vector<Vec6>, 3> axis_acc;
+    std::array<VecX, 3> axis_mult;
   };
   void build_joint_friction();  // after build_holds
   /// Adds the slip friction of the slipping frictional joints to the solved
@@ -338,6 +351,16 @@ struct System::Impl {
   /// every frictional joint. Called at the end of solve_dynamics.
   void solve_joint_friction();
   void unit_friction_response(FrictionJoint& fj);
+  /// The body accelerations and multipliers per unit load: the element's own
+  /// (moment_W null) or a moment moment_W on the follower, minus it on the base.
+  void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,
+                     VecX& mult);
+  /// A ball's decision at a zero rate (System::decide_joint_friction).
+  int decide_ball_friction(FrictionJoint& fj);
+  /// The moment (world) a stuck ball's hold rows exert on the follower.
+  Vec3 ball_hold_moment(const FrictionJoint& fj) const;
+  /// d/dt (w_follower - w_base) (world) for body accelerations acc.
+  Vec3 relative_angular_acceleration(const FrictionJoint& fj, const std::vector<Vec6>& acc) const;
   /// Transverse part (normal to `axis`) of joint j's reaction force for multipliers p.
   Vec3 transverse_reaction(int j, const VecX& p, const Vec3& axis) const;
   /// The normal force of a frictional joint or contact point for

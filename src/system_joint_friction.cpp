@@ -21,6 +21,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ictus/constraints/rotation_lock.h"
 #include "ictus/forces/contact_friction.h"
 #include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
@@ -127,6 +128,10 @@ void System::Impl::build_joint_friction() {
       fj.joint = model.find_joint(e->joint());
       fj.base = live_joints[static_cast<std::size_t>(fj.joint)].base;
       fj.follower = live_joints[static_cast<std::size_t>(fj.joint)].follower;
+      fj.ball = e->ball();
+      if (fj.ball)
+        for (std::vector<Vec6>& acc : fj.axis_acc)
+          acc.assign(static_cast<std::size_t>(n), Vec6::Zero());
     } else if (const auto* c = dynamic_cast<const ContactFrictionElement*>(&element)) {
       std::shared_ptr<const ElementaryConstraint> row;
       c->hold_constraint(&fj.base, &fj.follower, &row);  // its side: link_contact_friction
@@ -176,7 +181,8 @@ Vec3 System::Impl::friction_normal(const FrictionJoint& fj, const VecX& p) const
     const ForceContext ctx(kin, t);
     const auto& e =
         static_cast<const JointFrictionElement&>(*forces[static_cast<std::size_t>(fj.force)]);
-    return transverse_reaction(fj.joint, p, e.axis_W(ctx));
+    // a ball's normal force is its whole reaction force (docs/theory/friction.md)
+    return transverse_reaction(fj.joint, p, e.ball() ? Vec3::Zero() : e.axis_W(ctx));
   }
   const int row = contact_row(fj.contact_side);
   if (row < 0 || dropped[static_cast<std::size_t>(row)] != 0) return Vec3::Zero();
@@ -202,14 +208,19 @@ Vec3 System::Impl::transverse_reaction(int j, const VecX& p, const Vec3& axis) c
   return f - axis * axis.dot(f);
 }
 
-void System::Impl::unit_friction_response(FrictionJoint& fj) {
+void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
+                                 std::vector<Vec6>& acc, VecX& mult) {
   const ForceContext ctx(kin, t);
-  const ReactionFriction& e = element_of(*this, fj);
   for (BodyLoad& l : unit_loads) l = BodyLoad{};
   LoadAccumulator accumulator(unit_loads);
-  e.add_load(ctx, accumulator, 1.0);
+  if (moment_W == nullptr) {
+    element_of(*this, fj).add_load(ctx, accumulator, 1.0);
+  } else {
+    accumulator.add_torque_W(fj.follower, ctx.body(fj.follower), *moment_W);
+    accumulator.add_torque_W(fj.base, ctx.body(fj.base), -*moment_W);
+  }
   const auto m = static_cast<Eigen::Index>(rows.size());
-  if (fj.unit_mult.size() != m) fj.unit_mult.resize(m);  // at structure changes only
+  if (mult.size() != m) mult.resize(m);  // at structure changes only
   if (inertia_ill_conditioned) {
     if (unit_zero_rhs.size() != m) unit_zero_rhs = VecX::Zero(m);
     if (!kkt.solve(
@@ -218,27 +229,31 @@ void System::Impl::unit_friction_response(FrictionJoint& fj) {
               const BodyLoad& l = unit_loads[static_cast<std::size_t>(b)];
               return (Vec6() << l.force_W, l.torque_B).finished();
             },
-            unit_zero_rhs, dropped, fj.unit_acc, fj.unit_mult))
+            unit_zero_rhs, dropped, acc, mult))
       throw SimulationError(t, "the constraint set is singular (saddle-point system)");
   } else {
     for (int b = 0; b < n; ++b) {
       const auto i = static_cast<std::size_t>(b);
-      fj.unit_acc[i].head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
-      fj.unit_acc[i].tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
+      acc[i].head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
+      acc[i].tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
     }
     for (Eigen::Index r = 0; r < m; ++r)
-      fj.unit_mult(r) = dropped[static_cast<std::size_t>(r)] != 0
-                            ? 0.0
-                            : -D.row_times(static_cast<int>(r), [&fj](BodyIndex b) -> const Vec6& {
-                                return fj.unit_acc[static_cast<std::size_t>(b)];
-                              });
-    solver.solve_in_place(fj.unit_mult);
+      mult(r) = dropped[static_cast<std::size_t>(r)] != 0
+                    ? 0.0
+                    : -D.row_times(static_cast<int>(r), [&acc](BodyIndex b) -> const Vec6& {
+                        return acc[static_cast<std::size_t>(b)];
+                      });
+    solver.solve_in_place(mult);
     for (Eigen::Index r = 0; r < m; ++r)
       if (dropped[static_cast<std::size_t>(r)] == 0)
         D.add_inverse_mass_transpose(
-            static_cast<int>(r), fj.unit_mult(r), inverse_mass,
-            [&fj](BodyIndex b) -> Vec6& { return fj.unit_acc[static_cast<std::size_t>(b)]; });
+            static_cast<int>(r), mult(r), inverse_mass,
+            [&acc](BodyIndex b) -> Vec6& { return acc[static_cast<std::size_t>(b)]; });
   }
+}
+
+void System::Impl::unit_friction_response(FrictionJoint& fj) {
+  unit_response(fj, nullptr, fj.unit_acc, fj.unit_mult);
   fj.unit_transverse = friction_normal(fj, fj.unit_mult);
   fj.unit_acc_q = 0.0;
   if (fj.base != kGround)
@@ -246,6 +261,25 @@ void System::Impl::unit_friction_response(FrictionJoint& fj) {
   if (fj.follower != kGround)
     fj.unit_acc_q += fj.rate_row.J_follower.dot(fj.unit_acc[static_cast<std::size_t>(fj.follower)]);
   fj.unit_valid = true;
+}
+
+Vec3 System::Impl::relative_angular_acceleration(const FrictionJoint& fj,
+                                                 const std::vector<Vec6>& acc) const {
+  // d/dt (R w_B) = R w_B' (the body's own w x w vanishes)
+  Vec3 a = Vec3::Zero();
+  if (fj.follower != kGround)
+    a += kinematics(fj.follower).R_WB * acc[static_cast<std::size_t>(fj.follower)].tail<3>();
+  if (fj.base != kGround)
+    a -= kinematics(fj.base).R_WB * acc[static_cast<std::size_t>(fj.base)].tail<3>();
+  return a;
+}
+
+Vec3 System::Impl::ball_hold_moment(const FrictionJoint& fj) const {
+  const int row = hold_row(fj.stick_slip);
+  if (row < 0) return Vec3::Zero();
+  const Mat3& R = kinematics(fj.base).R_WB;
+  return multiplier(row) * R.col(0) + multiplier(row + 1) * R.col(1) +
+         multiplier(row + 2) * R.col(2);
 }
 
 void System::Impl::solve_joint_friction() {
@@ -273,8 +307,14 @@ void System::Impl::solve_joint_friction() {
     const DriverRuntime& hold =
         drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(fj.stick_slip)])];
     const ConstraintContext cc{kinematics(fj.base), kinematics(fj.follower), t, MotionSample{}};
-    instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
-        cc, std::span<ConstraintRow>(&fj.rate_row, 1));
+    if (fj.ball) {
+      // the rate along the slip axis (fixed in the base), as a rotation lock about it
+      const Vec3& axis = static_cast<const JointFrictionElement&>(e).slip_axis_B();
+      RotationLock(axis, axis).evaluate(cc, std::span<ConstraintRow>(&fj.rate_row, 1));
+    } else {
+      instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
+          cc, std::span<ConstraintRow>(&fj.rate_row, 1));
+    }
     fj.transverse = friction_normal(fj, multipliers);
     fj.acc = coordinate_acceleration(fj, accelerations, true);
     if (e.mode() != kStick) {
@@ -410,7 +450,7 @@ void System::Impl::solve_joint_friction() {
         driver_power +=
             F * fj.unit_mult(static_cast<Eigen::Index>(r)) * row_rate(static_cast<int>(r));
     // F opposes the slip: its power F q' <= 0 is dissipated
-    power.dissipated -= F * element_of(*this, fj).slip_rate(ctx);
+    power.dissipated -= F * element_of(*this, fj).load_rate(ctx);
   }
   // 4. the values at the solution, for the channels and the switching
   for (FrictionJoint& fj : friction_joints) {
@@ -421,7 +461,9 @@ void System::Impl::solve_joint_friction() {
     double F = 0.0;
     for (int i = 0; i < count; ++i)
       if (slip[static_cast<std::size_t>(i)] == &fj) F = force[static_cast<std::size_t>(i)];
-    if (e.mode() == kStick) {
+    if (e.mode() == kStick && fj.ball) {
+      F = ball_hold_moment(fj).norm();  // a ball's holding moment has a direction, not a sign
+    } else if (e.mode() == kStick) {
       const int row = hold_row(fj.stick_slip);
       F = row < 0 ? 0.0 : multiplier(row);
     }
@@ -445,6 +487,7 @@ int System::decide_joint_friction(int k) {
   if (e.mode() == kStick)
     throw std::logic_error("decide_joint_friction: decided from a slip mode, the joint is stuck");
   s.ensure_dynamics();
+  if (fj->ball) return s.decide_ball_friction(*fj);
   // the state without this joint's own friction force (the others as they are)
   const double F = e.force();
   const Vec3 f0 = fj->transverse - F * fj->unit_transverse;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
 
 namespace ictus {
@@ -28,8 +29,13 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   for (const Impl::DriverRuntime& d : s.drivers) {
     m->driver_offset.push_back(d.offset);
     m->driver_held.push_back(d.held);
+    m->driver_held_rotation.push_back(d.held_rotation);
   }
-  for (const auto& f : s.forces) m->force_mode.push_back(f->mode());
+  for (const auto& f : s.forces) {
+    m->force_mode.push_back(f->mode());
+    const auto* ball = dynamic_cast<const JointFrictionElement*>(f.get());
+    m->force_slip_axis.push_back(ball != nullptr ? ball->slip_axis_B() : Vec3::Zero());
+  }
   m->structure_version = s.structure_version;
   m->warnings = s.warnings;
   m->warning_repeats = s.warning_repeats;
@@ -64,8 +70,13 @@ void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   for (std::size_t d = 0; d < s.drivers.size(); ++d) {
     s.drivers[d].offset = m.driver_offset[d];
     s.drivers[d].held = m.driver_held[d];
+    s.drivers[d].held_rotation = m.driver_held_rotation[d];
   }
-  for (std::size_t f = 0; f < s.forces.size(); ++f) s.forces[f]->set_mode(m.force_mode[f]);
+  for (std::size_t f = 0; f < s.forces.size(); ++f) {
+    s.forces[f]->set_mode(m.force_mode[f]);
+    if (auto* ball = dynamic_cast<JointFrictionElement*>(s.forces[f].get()))
+      ball->set_slip_axis_B(m.force_slip_axis[f]);
+  }
   // the structure of the saved run, with its dependent rows (not detected
   // again: at another state the pivots could choose other rows)
   s.compute_kinematics(t, y);

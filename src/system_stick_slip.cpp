@@ -38,7 +38,9 @@ bool System::set_stick_slip_mode(int k, int mode) {
   s.state_current = false;  // formula slots may read the element's channels
   if (mode == kStick && before != kStick) {
     // held where it is: the value at the instant of sticking
-    if (d.hold_own_row) {
+    if (d.hold_rotation) {
+      d.held_rotation = s.kinematics(hold.base).R_WB.transpose() * s.kinematics(hold.follower).R_WB;
+    } else if (d.hold_own_row) {
       const ForceContext ctx(s.kin, s.t);
       d.held = f.slip_coordinate(ctx);
     } else if (d.hold_distance) {

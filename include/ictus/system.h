@@ -262,7 +262,23 @@ class System final : public MechanicalSystem {
   /// friction is consistent with the acceleration it gives. Throws
   /// SimulationError (the joint, the time) when the friction law has no or
   /// several solutions (Painleve).
+  /// A ball (spherical joint friction) at a zero rate along its slip axis:
+  /// kStick if the moment that keeps the relative rotation's acceleration
+  /// zero lies within mu_static r |N|; else kSlipPositive with the slip axis
+  /// set opposite to that moment (docs/theory/stick-slip.md).
   int decide_joint_friction(int k);
+  /// True if element k's slip has a direction rather than a sign (a ball):
+  /// it is decided alone, by decide_joint_friction.
+  bool stick_slip_has_direction(int k) const;
+  /// A slipping ball's slip axis follows its relative angular velocity (if
+  /// that is not zero), so that its switching function w . e starts every
+  /// step at |w|. Nothing for the other elements.
+  void follow_slip_direction(int k);
+  /// Element k, stuck, whose hold force `lambda` (the last solve's, or a
+  /// moment later at the boundary) has left the static limit: the mode it
+  /// slips in, the way the load pushes (against lambda; a ball along minus
+  /// its holding moment, which sets its slip axis).
+  int slip_mode_from_hold(int k, double lambda);
   /// Several such elements (joint friction, contact tangents), all slipping
   /// and all at a zero slip rate in the last evaluated state, decided
   /// together (docs/theory/friction.md, "Several at zero rate"): the

@@ -292,6 +292,27 @@ TEST(StepLoopAllocation, PendulumStuckByPinFriction) {
   EXPECT_GT(steps, 2);
 }
 
+// Ball friction (a spherical joint): slipping, the slip moment along w/|w|
+// and the slip axis following w after every step; stuck, the three-row hold.
+TEST(StepLoopAllocation, DiskSpinningDownOnABallWithFriction) {
+  Model model = load_model(test::source_path("tests/models/ball_friction_spin.yaml"));
+  model.settings().until = 1.0;  // it sticks at 1.529 s
+  model.settings().output_step = 1e-2;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 2);
+}
+
+TEST(StepLoopAllocation, PendulumStuckByBallFriction) {
+  Model model =
+      load_model(test::source_path("tests/models/ball_friction_pendulum.yaml"), {{"th0", "0.01"}});
+  model.settings().until = 1.0;
+  model.settings().output_step = 1e-2;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 2);
+}
+
 // Moreau-Jean: the per-step contact problem (the Delassus matrix over the
 // index set, siconos' pivoting solver with preallocated work, the
 // least-norm refinement) allocates nothing; the ball bounces and comes to

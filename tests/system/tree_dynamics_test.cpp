@@ -38,8 +38,9 @@ std::vector<std::string> model_names() {
 bool sparse_only(const std::string& name) {
   for (const char* friction :
        {"examples/disk_slider", "examples/incline_block", "examples/pushed_block",
-        "tests/models/ladder_friction", "tests/models/pin_friction_pendulum",
-        "tests/models/stacked_blocks_friction"})
+        "tests/models/ball_friction_pendulum", "tests/models/ball_friction_spherical_pendulum",
+        "tests/models/ball_friction_spin", "tests/models/ladder_friction",
+        "tests/models/pin_friction_pendulum", "tests/models/stacked_blocks_friction"})
     if (name == friction) return true;
   return false;
 }

@@ -5,6 +5,10 @@
 // the force F = -mu |N| sgn(q'), N the transverse reaction force; a revolute
 // joint resists its turn with the moment F = -mu r |N| sgn(q'), N the radial
 // reaction force and r the pin radius (reaction_friction.h: how F is solved).
+// A spherical joint (a ball of radius r in its socket) resists the relative
+// angular velocity w = w_follower - w_base with the moment -mu r |N| w/|w|,
+// N its whole reaction force: its slip has a direction, not a sign
+// (docs/theory/stick-slip.md, "A ball: a slip direction").
 #pragma once
 
 #include "ictus/forces/reaction_friction.h"
@@ -22,22 +26,47 @@ class JointFrictionElement final : public ReactionFriction {
   void prepare(ForceBuildContext& ctx) override;
   std::vector<BodyIndex> bodies() const override { return {base_, follower_}; }
   /// F on the follower (a force along the axis at the follower's joint
-  /// origin, or a moment about the axis), -F on the base.
+  /// origin, a moment about the axis, or for a ball a moment along
+  /// load_direction_W), -F on the base.
   void add_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override;
   const std::string& site() const override { return joint_; }
   /// Axis of the joint in world coordinates.
   Vec3 axis_W(const ForceContext& ctx) const;
+  /// The rate along the friction's load: q' (|w| for a ball), whose product
+  /// with F is the friction's power.
+  double load_rate(const ForceContext& ctx) const override;
+
+  // --- a ball (spherical joint) ---------------------------------------------
+  bool ball() const { return ball_; }
+  /// Relative angular velocity w_follower - w_base (world).
+  Vec3 relative_angular_velocity_W(const ForceContext& ctx) const;
+  /// The slip direction of the switching function, fixed in the base: set at
+  /// each switch and after every accepted step (the direction of w then), so
+  /// that g = w . e changes sign where the slip stops (|w| only touches zero).
+  const Vec3& slip_axis_B() const { return slip_axis_B_; }
+  void set_slip_axis_B(const Vec3& e) { slip_axis_B_ = e; }
+  Vec3 slip_axis_W(const ForceContext& ctx) const;
+  /// Direction of the slip moment: w/|w| while w . e >= 0 (e the slip axis);
+  /// past that plane, before the switch there is located, w with its e
+  /// component reflected; the slip axis where w = 0 (the instant a slip
+  /// starts from rest; never a division by zero).
+  Vec3 load_direction_W(const ForceContext& ctx) const;
 
   const std::string& hold_joint() const override { return joint_; }
   bool hold_is_angle() const override { return angle_; }
-  double slip_coordinate(const ForceContext& /*ctx*/) const override { return *q_; }
-  double slip_rate(const ForceContext& /*ctx*/) const override { return *q_rate_; }
+  /// The joint coordinate (a ball: the angle of its relative rotation from
+  /// the assembled configuration, for the log).
+  double slip_coordinate(const ForceContext& ctx) const override;
+  /// q' (a ball: w . e, e the slip axis).
+  double slip_rate(const ForceContext& ctx) const override;
 
   const std::string& joint() const { return joint_; }
 
  private:
   std::string joint_;
   bool angle_ = false;
+  bool ball_ = false;
+  Vec3 slip_axis_B_ = Vec3::Zero();  // a ball's slip direction (base frame)
   BodyIndex base_ = kGround;
   BodyIndex follower_ = kGround;
   const Joint* frames_ = nullptr;

@@ -24,6 +24,9 @@ class ReactionFriction : public ForceElement {
   /// Adds the generalised load of a friction force F along the element's
   /// coordinate (on the follower; the opposite on the base).
   virtual void add_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const = 0;
+  /// The rate along the load of add_load (the slip rate, unless the load has
+  /// a direction of its own: a ball's): F times it is the friction's power.
+  virtual double load_rate(const ForceContext& ctx) const { return slip_rate(ctx); }
   /// The joint or contact point the friction acts in, for messages.
   virtual const std::string& site() const = 0;
 

@@ -1,0 +1,236 @@
+// Ball friction in a spherical joint (docs/theory/friction.md, "A ball";
+// docs/theory/stick-slip.md): the moment mu r |N| opposes the relative
+// angular velocity w, N the joint's whole reaction force.
+//  * tests/models/ball_friction_spin.yaml: a disk spun about the vertical
+//    through the ball (N = m g) spins down at mu m g r / I, stops at the
+//    closed-form time and angle, and stays stuck;
+//  * tests/models/ball_friction_pendulum.yaml: the pin-friction pendulum on
+//    a ball of the same radius, swinging in a plane, moves as on the pin
+//    (the revolute path of pin_friction_test.cpp);
+//  * tests/models/ball_friction_spherical_pendulum.yaml: a 3-D swing whose
+//    slip direction turns; the energy lost is the friction work.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ictus/model_file.h"
+#include "ictus/observers.h"
+#include "ictus/simulation.h"
+#include "support/test_support.h"
+
+namespace ictus {
+namespace {
+
+double logged_u(const EventRecord& e) {
+  return std::stod(e.detail.substr(e.detail.find("u = ") + 4));
+}
+
+std::vector<EventRecord> switches_of(const test::RecordedRun& r, const std::string& element) {
+  std::vector<EventRecord> out;
+  for (const EventRecord& e : r.events)
+    if (e.name == element && (e.kind == "stick" || e.kind == "slip" || e.kind == "reversal"))
+      out.push_back(e);
+  return out;
+}
+
+// Friction work -integral of M . w dt by the trapezoidal rule on the samples:
+// slipping, M = -|M| w/|w|, so M . w = -|M| |w|; stuck, w = 0.
+double friction_work(const test::RecordedRun& r, const std::string& body,
+                     const std::string& joint) {
+  const std::vector<double>& M = r[joint + ".friction"];
+  const std::vector<double>& wx = r[body + ".wx"];
+  const std::vector<double>& wy = r[body + ".wy"];
+  const std::vector<double>& wz = r[body + ".wz"];
+  auto power = [&](std::size_t k) { return -M[k] * std::hypot(wx[k], wy[k], wz[k]); };
+  double work = 0.0;
+  for (std::size_t k = 1; k < r.t.size(); ++k)
+    work += 0.5 * (power(k) + power(k - 1)) * (r.t[k] - r.t[k - 1]);
+  return work;
+}
+
+TEST(BallFriction, SpinningDiskStopsAtTheClosedFormTimeAndAngleAndStaysStuck) {
+  const double m = 1.0, I = 0.01, r_ball = 0.01, mu = 0.2, w0 = 3.0, g = 9.81;
+  const test::RecordedRun r = test::run_and_record(
+      load_model(test::source_path("tests/models/ball_friction_spin.yaml")),
+      {"disk.wx", "disk.wy", "disk.wz", "ball.friction", "ball.normal", "ball.friction_mode",
+       "energy.total", "energy.dissipated", "energy.balance"});
+  const double deceleration = mu * m * g * r_ball / I;  // 1.962 rad/s^2
+  const double t_stop = w0 / deceleration;
+  const double angle = w0 * w0 / (2.0 * deceleration);
+  const std::vector<EventRecord> s = switches_of(r, "ball.friction");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].kind, "stick");
+  EXPECT_NEAR(s[0].t, t_stop, 1e-9);
+  EXPECT_NEAR(logged_u(s[0]), angle, 1e-8);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    EXPECT_NEAR(r["ball.normal"][k], m * g, 1e-9) << t;
+    EXPECT_NEAR(r["disk.wx"][k], 0.0, 1e-12) << t;
+    EXPECT_NEAR(r["disk.wy"][k], 0.0, 1e-12) << t;
+    if (t < t_stop - 1e-6) {
+      ASSERT_EQ(r["ball.friction_mode"][k], 1.0) << t;
+      EXPECT_NEAR(r["disk.wz"][k], w0 - deceleration * t, 1e-9) << t;
+      EXPECT_NEAR(r["ball.friction"][k], mu * r_ball * m * g, 1e-12) << t;
+    } else if (t > t_stop + 1e-6) {
+      // stuck: nothing turns it, the holding moment is zero
+      ASSERT_EQ(r["ball.friction_mode"][k], 0.0) << t;
+      EXPECT_NEAR(r["disk.wz"][k], 0.0, 1e-12) << t;
+      EXPECT_NEAR(r["ball.friction"][k], 0.0, 1e-9) << t;
+    }
+  }
+  // the energy lost, I w0^2 / 2, is the friction work: booked and integrated
+  const double lost = 0.5 * I * w0 * w0;
+  EXPECT_NEAR(r["energy.total"].front() - r.final("energy.total"), lost, 1e-9);
+  EXPECT_NEAR(r.final("energy.dissipated"), lost, 1e-9);
+  EXPECT_NEAR(-friction_work(r, "disk", "ball"), lost, 1e-6 * lost);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print(
+      "ball spin-down: stuck at {:.12f} s (closed form {:.12f}) after {:.10f} rad "
+      "(closed form {:.10f}); dissipated {:.12f} J of {:.12f}\n",
+      s[0].t, t_stop, logged_u(s[0]), angle, r.final("energy.dissipated"), lost);
+}
+
+// The same pendulum, swinging in the plane z = 0, on a pin (revolute, pin
+// friction) and on a ball of the same radius: the ball's whole reaction is
+// in the plane, the pin's radial reaction, so everything agrees.
+void expect_ball_moves_as_pin(const ParameterOverrides& overrides) {
+  const std::vector<std::string> channels = {"bob.x",         "bob.y",
+                                             "bob.wz",        "pivot.friction",
+                                             "pivot.normal",  "pivot.friction_mode",
+                                             "energy.total",  "energy.dissipated",
+                                             "energy.balance"};
+  const test::RecordedRun pin = test::run_and_record(
+      load_model(test::source_path("tests/models/pin_friction_pendulum.yaml"), overrides),
+      channels);
+  const test::RecordedRun ball = test::run_and_record(
+      load_model(test::source_path("tests/models/ball_friction_pendulum.yaml"), overrides),
+      channels);
+  ASSERT_EQ(pin.t.size(), ball.t.size());
+  double worst = 0.0;
+  for (std::size_t k = 0; k < pin.t.size(); ++k) {
+    const double t = pin.t[k];
+    EXPECT_NEAR(ball["bob.x"][k], pin["bob.x"][k], 1e-12) << t;
+    EXPECT_NEAR(ball["bob.y"][k], pin["bob.y"][k], 1e-12) << t;
+    EXPECT_NEAR(ball["bob.wz"][k], pin["bob.wz"][k], 1e-11) << t;
+    EXPECT_NEAR(ball["pivot.normal"][k], pin["pivot.normal"][k], 1e-10) << t;
+    // the pin's friction is signed along its axis, the ball's is a size
+    EXPECT_NEAR(ball["pivot.friction"][k], std::abs(pin["pivot.friction"][k]), 1e-11) << t;
+    EXPECT_EQ(ball["pivot.friction_mode"][k] == 0.0, pin["pivot.friction_mode"][k] == 0.0) << t;
+    EXPECT_NEAR(ball["energy.dissipated"][k], pin["energy.dissipated"][k], 1e-9) << t;
+    worst = std::max(worst, std::abs(ball["bob.x"][k] - pin["bob.x"][k]));
+  }
+  EXPECT_LT(ball.max_abs("energy.balance"), 1e-8);
+  // every switch at the same instant: the pin's reversals are the ball's
+  // slips on in the new direction
+  const std::vector<EventRecord> p = switches_of(pin, "pivot.friction");
+  const std::vector<EventRecord> b = switches_of(ball, "pivot.friction");
+  ASSERT_EQ(p.size(), b.size());
+  ASSERT_GE(p.size(), 2u);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    EXPECT_NEAR(b[i].t, p[i].t, 1e-11) << i;
+    EXPECT_EQ(b[i].kind == "stick", p[i].kind == "stick") << i << ' ' << p[i].kind;
+  }
+  fmt::print("ball vs pin: {} switches, last {} at {:.9f} s (pin {:.9f} s); |dx| <= {:.2e} m\n",
+             b.size(), b.back().kind, b.back().t, p.back().t, worst);
+}
+
+TEST(BallFriction, PlanarPendulumMovesAsOnAPinOfTheSameRadius) {
+  expect_ball_moves_as_pin({});
+}
+
+TEST(BallFriction, PlanarPendulumWithStaticAboveKineticMovesAsOnAPin) {
+  expect_ball_moves_as_pin({{"mu", "0.3"}, {"mu_s", "0.6"}});
+}
+
+TEST(BallFriction, StuckBallSlipsWhenTheTorqueExceedsStaticFrictionAsAPin) {
+  // at rest at theta = 0, held from the start; b t = mu_s r m g at 0.24525 s
+  expect_ball_moves_as_pin({{"th0", "0"}, {"b", "1"}, {"mu", "0.3"}, {"mu_s", "0.5"}});
+}
+
+TEST(BallFriction, ThreeDimensionalSwingLosesTheFrictionWorkAndSticks) {
+  const test::RecordedRun r = test::run_and_record(
+      load_model(test::source_path("tests/models/ball_friction_spherical_pendulum.yaml")),
+      {"rod.wx", "rod.wy", "rod.wz", "pivot.friction", "pivot.normal", "pivot.friction_mode",
+       "energy.total", "energy.dissipated", "energy.impacts", "energy.balance"});
+  const double mu = 0.4, mu_s = 0.5, r_ball = 0.1;
+  // the swing dies down and the ball sticks once, for good
+  const std::vector<EventRecord> s = switches_of(r, "pivot.friction");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].kind, "stick");
+  const double held = s[0].t;
+  double turned = 0.0;  // largest angle between w and its initial direction
+  const Vec3 w0(r["rod.wx"][0], r["rod.wy"][0], r["rod.wz"][0]);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    const Vec3 w(r["rod.wx"][k], r["rod.wy"][k], r["rod.wz"][k]);
+    for (const char* c : {"rod.wx", "rod.wy", "rod.wz", "pivot.friction", "pivot.normal",
+                          "energy.total", "energy.dissipated", "energy.balance"})
+      ASSERT_TRUE(std::isfinite(r[c][k])) << c << " at " << t;
+    if (t < held) {
+      ASSERT_EQ(r["pivot.friction_mode"][k], 1.0) << t;
+      EXPECT_NEAR(r["pivot.friction"][k], mu * r_ball * r["pivot.normal"][k], 1e-12) << t;
+      turned =
+          std::max(turned, std::acos(std::clamp(w.dot(w0) / (w.norm() * w0.norm()), -1.0, 1.0)));
+    } else if (t > held) {
+      // stuck off the vertical: held by a moment within the static limit
+      ASSERT_EQ(r["pivot.friction_mode"][k], 0.0) << t;
+      EXPECT_LT(w.norm(), 1e-12) << t;
+      EXPECT_GT(r["pivot.friction"][k], 0.0) << t;
+      EXPECT_LE(r["pivot.friction"][k], mu_s * r_ball * r["pivot.normal"][k]) << t;
+    }
+  }
+  // the slip direction turns through most of a half turn during the swing
+  EXPECT_GT(turned, 2.0);
+  const double lost = r["energy.total"].front() - r.final("energy.total");
+  EXPECT_GT(lost, 0.0);
+  // the stick's plastic impact takes out the residual of the root finding
+  EXPECT_LT(r.final("energy.impacts"), 1e-15);
+  EXPECT_NEAR(r.final("energy.dissipated") + r.final("energy.impacts"), lost, 1e-8);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-8);
+  // the booked dissipation is the friction work, integrated from the samples
+  // (the moment's size times |w|; a kink at the stick: 1e-5 relative)
+  EXPECT_NEAR(-friction_work(r, "rod", "pivot"), lost, 1e-5 * lost);
+  fmt::print(
+      "ball, 3-D swing: w turned up to {:.3f} rad, stuck at {:.6f} s; energy lost {:.9f} J, "
+      "friction work {:.9f} J, audit {:.2e} J\n",
+      turned, held, lost, -friction_work(r, "rod", "pivot"), r.max_abs("energy.balance"));
+}
+
+// The slip axis (slipping) and the held relative orientation (stuck) are
+// part of the mode snapshot: a run continued from a checkpoint, through the
+// stick at 8.37 s or after it, is bitwise the run continued in place.
+TEST(BallFriction, ARunContinuedFromACheckpointIsBitwiseTheSame) {
+  const Model model =
+      load_model(test::source_path("tests/models/ball_friction_spherical_pendulum.yaml"));
+  for (const double at : {4.0, 9.0}) {
+    SCOPED_TRACE(at);
+    Simulation original(model);
+    Recorder in_place(select_channels(original.system(), {}));
+    original.add_observer(in_place);
+    ASSERT_TRUE(original.advance_to(at));
+    const auto checkpoint = original.save();
+    const std::size_t first_after = in_place.size();
+    original.run();
+
+    Simulation copy(model);
+    Recorder restored(in_place.channels());
+    copy.add_observer(restored);
+    copy.restore(*checkpoint);
+    copy.run();
+    ASSERT_EQ(restored.size(), in_place.size() - first_after);
+    for (const std::string& name : in_place.channels())
+      EXPECT_EQ(restored.series(name),
+                std::vector<double>(
+                    in_place.series(name).begin() + static_cast<std::ptrdiff_t>(first_after),
+                    in_place.series(name).end()))
+          << name;
+    EXPECT_EQ(copy.state(), original.state());
+  }
+}
+
+}  // namespace
+}  // namespace ictus
