@@ -100,6 +100,7 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   orientation_reference.assign(2 * (static_cast<std::size_t>(n) + live_joints.size()),
                                Vec3::Zero());
   orientation_rate_reference = orientation_reference;
+  orientation_followed.assign(orientation_reference.size(), 0);
   register_channels();
   BuildContext ctx(*this);
   force_reads.assign(forces.size(), {});
@@ -296,6 +297,7 @@ double* System::Impl::bind_slot(const std::string& name, bool allow_dynamics) {
   const auto it = channel_index.find(name);
   if (it == channel_index.end()) return nullptr;
   const int channel = it->second;
+  note_channel_read(channel);
   if (preparing_force >= 0)
     force_reads[static_cast<std::size_t>(preparing_force)].push_back(channel);
   const bool dynamic = channel_info[static_cast<std::size_t>(channel)].stage == Stage::kDynamics;
@@ -601,9 +603,15 @@ const ChannelInfo& System::channel_info(int k) const {
 }
 int System::find_channel(std::string_view name) const {
   const auto it = impl_->channel_index.find(std::string(name));
-  return it == impl_->channel_index.end() ? -1 : it->second;
+  if (it == impl_->channel_index.end()) return -1;
+  impl_->note_channel_read(it->second);
+  return it->second;
+}
+void System::follow_orientation_channels() {
+  std::fill(impl_->orientation_followed.begin(), impl_->orientation_followed.end(), 1);
 }
 double System::channel_value(int k) const {
+  impl_->note_channel_read(k);
   const auto ki = static_cast<std::size_t>(k);
   if (impl_->channel_info[ki].stage == Stage::kDynamics) impl_->ensure_dynamics();
   return impl_->channel_getters[ki]();
