@@ -28,7 +28,9 @@ inline double ldlt6(Mat6& a, Vec6& inverse_pivots) {
     double d = a(j, j);
     for (int k = 0; k < j; ++k) d -= a(j, k) * a(j, k) * a(k, k);
     if (!(d > 0.0)) return 0.0;
-    smallest = std::min(smallest, d / a(j, j));
+    // a division only where the ratio falls (the divisions were the
+    // factorisation's critical path)
+    if (d < smallest * a(j, j)) smallest = d / a(j, j);
     a(j, j) = d;
     inverse_pivots(j) = 1.0 / d;
     for (int i = j + 1; i < 6; ++i) {
