@@ -389,6 +389,7 @@ void System::Impl::order_kinematic_slots() {
 void System::Impl::add_channel(std::string name, std::string unit, Stage stage,
                                std::string description, std::function<double()> getter) {
   force_of_channel.push_back(-1);
+  channel_brings_own_stage.push_back(0);
   channel_index.emplace(name, static_cast<int>(channel_info.size()));
   channel_info.push_back({std::move(name), std::move(unit), stage, std::move(description)});
   channel_getters.push_back(std::move(getter));
@@ -613,7 +614,8 @@ void System::follow_orientation_channels() {
 double System::channel_value(int k) const {
   impl_->note_channel_read(k);
   const auto ki = static_cast<std::size_t>(k);
-  if (impl_->channel_info[ki].stage == Stage::kDynamics) impl_->ensure_dynamics();
+  if (impl_->channel_info[ki].stage == Stage::kDynamics && impl_->channel_brings_own_stage[ki] == 0)
+    impl_->ensure_dynamics();
   return impl_->channel_getters[ki]();
 }
 

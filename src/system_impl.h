@@ -489,7 +489,11 @@ struct System::Impl {
   std::vector<ChannelInfo> channel_info;
   std::vector<std::function<double()>> channel_getters;
   std::unordered_map<std::string, int> channel_index;
-  std::vector<int> force_of_channel;          // per channel: its force element, or -1
+  std::vector<int> force_of_channel;  // per channel: its force element, or -1
+  // per channel of the dynamics stage: its getter computes what it needs
+  // itself (system.violation: the rows, not the solve), so that reading it
+  // on the dense output costs no solve (System::channel_value)
+  std::vector<char> channel_brings_own_stage;
   std::vector<std::vector<int>> force_reads;  // per force element: the channels it reads
   int preparing_force = -1;                   // the element whose formulas bind slots now
 
