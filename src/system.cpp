@@ -635,6 +635,10 @@ void System::set_tree_dynamics(bool allowed) {
   impl_->dynamics_valid = false;
 }
 
+long System::constraint_row_evaluations() const {
+  return impl_->row_evaluations;
+}
+
 bool System::tree_dynamics_used() const {
   return impl_->tree_used;
 }

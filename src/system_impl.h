@@ -260,9 +260,10 @@ struct System::Impl {
   void ensure_dynamics();
 
   // --- assembly (system_assembly.cpp) ----------------------------------------
-  void assemble_positions(double t, VecX& y, bool for_model);
+  // rows_current: the kinematics and rows are already evaluated at (t, y)
+  void assemble_positions(double t, VecX& y, bool for_model, bool rows_current = false);
   ImpulseResult correct_velocities(double t, VecX& y, bool use_given, bool for_model);
-  void project_velocities(double t, VecX& y);
+  void project_velocities(double t, VecX& y, bool rows_current = false);
   ImpulseResult impact(double t, VecX& y, std::span<const ExternalImpulse> external,
                        bool impulsive_closure);
   void book_impact_energy(std::span<const ExternalImpulse> external, VecX& state,
@@ -456,6 +457,7 @@ struct System::Impl {
   ForcePower power;
   double driver_power = 0.0;
   bool dynamics_valid = false;
+  long row_evaluations = 0;    // compute_rows() calls (System::constraint_row_evaluations)
   bool state_current = false;  // kinematics and formula slots belong to (t, y)
   bool redetecting = false;
   bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect

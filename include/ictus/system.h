@@ -358,6 +358,9 @@ class System final : public MechanicalSystem {
   void set_tree_dynamics(bool allowed);
   /// Whether the last evaluation of the dynamics was solved on the tree.
   bool tree_dynamics_used() const;
+  /// How many times the constraint rows (D, gamma, position errors) have
+  /// been evaluated: what evaluation skipping saves (docs/performance.md).
+  long constraint_row_evaluations() const;
   /// Rows cut to open the loops in the last evaluation solved on the tree
   /// (0: the graph, without its dropped rows, is a tree; or the tree was not used).
   int tree_dynamics_cut_rows() const;
