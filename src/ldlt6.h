@@ -28,7 +28,9 @@ inline double ldlt6(Mat6& a, Vec6& inverse_pivots) {
     double d = a(j, j);
     for (int k = 0; k < j; ++k) d -= a(j, k) * a(j, k) * a(k, k);
     if (!(d > 0.0)) return 0.0;
-    smallest = std::min(smallest, d / a(j, j));
+    // a division only where the ratio falls (the divisions were the
+    // factorisation's critical path)
+    if (d < smallest * a(j, j)) smallest = d / a(j, j);
     a(j, j) = d;
     inverse_pivots(j) = 1.0 / d;
     for (int i = j + 1; i < 6; ++i) {
@@ -60,6 +62,19 @@ void ldlt6_solve(const Mat6& l, const Vec6& inverse_pivots, Matrix& b) {
   forward_substitute6(l, b);
   for (int i = 0; i < 6; ++i) b.row(i) *= inverse_pivots(i);
   backward_substitute6(l, b);
+}
+
+/// b := (L D L^T)^-1 b for one vector: the same operations in the same
+/// order as above, on plain scalars (Eigen's 1x1 row blocks of a vector are
+/// not reduced to them: this solve was a fifth of a slider-crank run).
+inline void ldlt6_solve(const Mat6& l, const Vec6& inverse_pivots, Vec6& b) {
+  double x[6] = {b(0), b(1), b(2), b(3), b(4), b(5)};
+  for (int i = 1; i < 6; ++i)
+    for (int k = 0; k < i; ++k) x[i] -= l(i, k) * x[k];
+  for (int i = 0; i < 6; ++i) x[i] *= inverse_pivots(i);
+  for (int i = 4; i >= 0; --i)
+    for (int k = i + 1; k < 6; ++k) x[i] -= l(k, i) * x[k];
+  for (int i = 0; i < 6; ++i) b(i) = x[i];
 }
 
 }  // namespace ictus::internal

@@ -78,9 +78,13 @@ class StepperMotion final : public DenseMotion {
  public:
   StepperMotion(const Stepper& stepper, System& system, VecX& state)
       : stepper_(stepper), system_(system), state_(state) {}
-  const System& at(double t, Stage stage) override {
+  // the kinematics only: the System is const to the observer, whose reads
+  // of dynamics channels (channel_value) bring the solve on demand, and
+  // system.violation only the rows (a run's summary locates the extrema of
+  // its outputs at two such states per step)
+  const System& at(double t, Stage /*stage*/) override {
     stepper_.interpolate(t, state_);
-    system_.evaluate(t, state_, stage);
+    system_.evaluate(t, state_, Stage::kKinematics);
     return system_;
   }
 

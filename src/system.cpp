@@ -101,6 +101,7 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   orientation_reference.assign(2 * (static_cast<std::size_t>(n) + live_joints.size()),
                                Vec3::Zero());
   orientation_rate_reference = orientation_reference;
+  orientation_followed.assign(orientation_reference.size(), 0);
   register_channels();
   BuildContext ctx(*this);
   force_reads.assign(forces.size(), {});
@@ -309,6 +310,7 @@ double* System::Impl::bind_slot(const std::string& name, bool allow_dynamics) {
   const auto it = channel_index.find(name);
   if (it == channel_index.end()) return nullptr;
   const int channel = it->second;
+  note_channel_read(channel);
   if (preparing_force >= 0)
     force_reads[static_cast<std::size_t>(preparing_force)].push_back(channel);
   const bool dynamic = channel_info[static_cast<std::size_t>(channel)].stage == Stage::kDynamics;
@@ -400,6 +402,7 @@ void System::Impl::order_kinematic_slots() {
 void System::Impl::add_channel(std::string name, std::string unit, Stage stage,
                                std::string description, std::function<double()> getter) {
   force_of_channel.push_back(-1);
+  channel_brings_own_stage.push_back(0);
   channel_index.emplace(name, static_cast<int>(channel_info.size()));
   channel_info.push_back({std::move(name), std::move(unit), stage, std::move(description)});
   channel_getters.push_back(std::move(getter));
@@ -614,11 +617,18 @@ const ChannelInfo& System::channel_info(int k) const {
 }
 int System::find_channel(std::string_view name) const {
   const auto it = impl_->channel_index.find(std::string(name));
-  return it == impl_->channel_index.end() ? -1 : it->second;
+  if (it == impl_->channel_index.end()) return -1;
+  impl_->note_channel_read(it->second);
+  return it->second;
+}
+void System::follow_orientation_channels() {
+  std::fill(impl_->orientation_followed.begin(), impl_->orientation_followed.end(), 1);
 }
 double System::channel_value(int k) const {
+  impl_->note_channel_read(k);
   const auto ki = static_cast<std::size_t>(k);
-  if (impl_->channel_info[ki].stage == Stage::kDynamics) impl_->ensure_dynamics();
+  if (impl_->channel_info[ki].stage == Stage::kDynamics && impl_->channel_brings_own_stage[ki] == 0)
+    impl_->ensure_dynamics();
   return impl_->channel_getters[ki]();
 }
 
@@ -644,6 +654,10 @@ std::vector<std::pair<std::string, int>> System::repeated_warnings() const {
 void System::set_tree_dynamics(bool allowed) {
   impl_->tree_allowed = allowed;
   impl_->dynamics_valid = false;
+}
+
+long System::constraint_row_evaluations() const {
+  return impl_->row_evaluations;
 }
 
 bool System::tree_dynamics_used() const {

@@ -80,7 +80,7 @@ double System::Impl::max_position_error(int* worst, bool include_dropped) const 
   return largest;
 }
 
-void System::Impl::assemble_positions(double time, VecX& state, bool for_model) {
+void System::Impl::assemble_positions(double time, VecX& state, bool for_model, bool rows_current) {
   double scale = 1.0;
   for (int b = 0; b < n; ++b)
     scale = std::max(scale, layout.body_position(state, b).cwiseAbs().maxCoeff());
@@ -89,8 +89,10 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model) 
   VecX& delta = displacement_buffer;
   VecX& p = newton_buffer;
   VecX& start = state_buffer;
-  compute_kinematics(time, state);
-  compute_rows();
+  if (!rows_current) {
+    compute_kinematics(time, state);
+    compute_rows();
+  }
   double error = max_position_error(nullptr);
   for (int iter = 0; iter < kMaxNewtonIterations && error > tolerance; ++iter) {
     // Newton step on Delta(q) = 0 through the Schur complement
@@ -312,8 +314,12 @@ bool System::project(double t, VecX& y, double tolerance) {
   s.compute_kinematics(t, y);
   s.compute_rows();
   bool changed = false;
+  // the rows at (t, y) are evaluated once: the position projection starts
+  // from them and leaves them evaluated at its result (position-only D and
+  // the velocity-dependent gamma are one evaluation), where the velocity
+  // projection takes them
   if (s.max_position_error(nullptr) > tolerance) {
-    s.assemble_positions(t, y, false);
+    s.assemble_positions(t, y, false, true);
     changed = true;
   }
   double worst = 0.0;
@@ -321,7 +327,7 @@ bool System::project(double t, VecX& y, double tolerance) {
     if (s.dropped[r] == 0)
       worst = std::max(worst, std::abs(s.row_rate(static_cast<int>(r)) - s.rows[r].target));
   if (changed || worst > tolerance) {
-    s.project_velocities(t, y);
+    s.project_velocities(t, y, true);
     changed = true;
   }
   return changed;
@@ -330,9 +336,11 @@ bool System::project(double t, VecX& y, double tolerance) {
 // Velocities onto D u = h with the structure's own solver, on the tree when
 // the structure is one (no allocation):
 // u += M^-1 D^T p,  S p = h - D u   (seed 000 eq. 4 without impact rows).
-void System::Impl::project_velocities(double time, VecX& state) {
-  compute_kinematics(time, state);
-  compute_rows();
+void System::Impl::project_velocities(double time, VecX& state, bool rows_current) {
+  if (!rows_current) {
+    compute_kinematics(time, state);
+    compute_rows();
+  }
   VecX& p = newton_buffer;
   for (std::size_t r = 0; r < rows.size(); ++r)
     p(static_cast<Eigen::Index>(r)) =

@@ -329,8 +329,15 @@ void System::Impl::register_channels() {
                 "total angular momentum about the world origin",
                 [angular_momentum, k] { return angular_momentum()(k); });
   }
+  // the rows at this state suffice (position errors): computed without the
+  // solve when the dynamics are not current (a probe of the dense output);
+  // a solve that follows computes them again
   add_channel("system.violation", "m|rad", kDyn, "largest position-level constraint violation",
-              [this] { return max_position_error(nullptr, true); });
+              [this] {
+                if (!dynamics_valid) compute_rows();
+                return max_position_error(nullptr, true);
+              });
+  channel_brings_own_stage.back() = 1;
   add_channel("system.velocity_violation", "m/s|rad/s", kDyn,
               "largest velocity-level constraint violation |D u - h|", [this] {
                 double worst = 0.0;

@@ -135,6 +135,7 @@ MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
 
 void System::Impl::compute_rows() {
   ensure_structure();
+  ++row_evaluations;
   const auto& joints = live_joints;
   for (std::size_t j = 0; j < joints.size(); ++j) {
     const JointRows& jr = joint_rows[j];

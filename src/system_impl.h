@@ -178,6 +178,9 @@ struct System::Impl {
   Mat3 orientation_matrix(std::size_t item, double dt) const;  // R_WB of a body, or a joint's
   Vec3 orientation_angles(std::size_t slot) const;  // unwrapped against orientation_reference
   void update_orientation_reference();
+  // marks the angle slot of an orientation channel as read (its references
+  // are then followed at every accepted step); other channels are ignored
+  void note_channel_read(int channel);
   void add_channel(std::string name, std::string unit, Stage stage, std::string description,
                    std::function<double()> getter);
   std::unique_ptr<internal::CompiledExpression> compile(const Expression& expr,
@@ -271,9 +274,10 @@ struct System::Impl {
   void ensure_dynamics();
 
   // --- assembly (system_assembly.cpp) ----------------------------------------
-  void assemble_positions(double t, VecX& y, bool for_model);
+  // rows_current: the kinematics and rows are already evaluated at (t, y)
+  void assemble_positions(double t, VecX& y, bool for_model, bool rows_current = false);
   ImpulseResult correct_velocities(double t, VecX& y, bool use_given, bool for_model);
-  void project_velocities(double t, VecX& y);
+  void project_velocities(double t, VecX& y, bool rows_current = false);
   ImpulseResult impact(double t, VecX& y, std::span<const ExternalImpulse> external,
                        bool impulsive_closure);
   void book_impact_energy(std::span<const ExternalImpulse> external, VecX& state,
@@ -482,6 +486,7 @@ struct System::Impl {
   ForcePower power;
   double driver_power = 0.0;
   bool dynamics_valid = false;
+  long row_evaluations = 0;    // compute_rows() calls (System::constraint_row_evaluations)
   bool state_current = false;  // kinematics and formula slots belong to (t, y)
   bool redetecting = false;
   bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
@@ -515,7 +520,11 @@ struct System::Impl {
   std::vector<ChannelInfo> channel_info;
   std::vector<std::function<double()>> channel_getters;
   std::unordered_map<std::string, int> channel_index;
-  std::vector<int> force_of_channel;          // per channel: its force element, or -1
+  std::vector<int> force_of_channel;  // per channel: its force element, or -1
+  // per channel of the dynamics stage: its getter computes what it needs
+  // itself (system.violation: the rows, not the solve), so that reading it
+  // on the dense output costs no solve (System::channel_value)
+  std::vector<char> channel_brings_own_stage;
   std::vector<std::vector<int>> force_reads;  // per force element: the channels it reads
   int preparing_force = -1;                   // the element whose formulas bind slots now
 
@@ -531,6 +540,11 @@ struct System::Impl {
   // Bryant (slot 2 i) and Euler (slot 2 i + 1) angles of item i (the bodies,
   // then the joints), unwrapped against their last accepted values and rates
   std::vector<Vec3> orientation_reference, orientation_rate_reference;
+  // per slot: followed at every accepted step, because one of its channels
+  // was looked up or read (the references cost 9 % of a slider-crank run
+  // where no channel reads them); the first orientation channel's index
+  std::vector<char> orientation_followed;
+  int orientation_channels_begin = 0;
 };
 
 }  // namespace ictus

@@ -46,9 +46,12 @@ Vec3 System::Impl::orientation_angles(std::size_t slot) const {
 // outer angles is): held at zero, except where the motion stays exactly at the
 // lock (a spin about z under Euler z-x-z), where the first angle carries the
 // whole turn and its rate is that of the difference
+// Only the slots whose channels were looked up or read are followed: a slot
+// is independent of the others, so skipping one changes no other's values.
 void System::Impl::update_orientation_reference() {
   constexpr double kDt = 1e-7;
   for (std::size_t slot = 0; slot < orientation_reference.size(); ++slot) {
+    if (orientation_followed[slot] == 0) continue;
     const Mat3 R = orientation_matrix(slot / 2, 0.0), R_ahead = orientation_matrix(slot / 2, kDt);
     const Vec3 now = orientation_angles(slot);
     const Vec3 ahead = unwrap_outer_angles(angles_of(R_ahead, slot), now);
@@ -64,7 +67,22 @@ void System::Impl::update_orientation_reference() {
   }
 }
 
+// per item, 3 Bryant, 3 Euler and 9 direction-cosine channels, in this order
+// (register_orientation_channels)
+constexpr int kChannelsPerItem = 15;
+
+void System::Impl::note_channel_read(int channel) {
+  const int offset = channel - orientation_channels_begin;
+  if (offset < 0 || offset >= kChannelsPerItem * static_cast<int>(orientation_followed.size() / 2))
+    return;
+  const int within = offset % kChannelsPerItem;
+  if (within < 6)
+    orientation_followed[static_cast<std::size_t>(2 * (offset / kChannelsPerItem) + within / 3)] =
+        1;
+}
+
 void System::Impl::register_orientation_channels() {
+  orientation_channels_begin = static_cast<int>(channel_info.size());
   constexpr const char* kBryant[] = {"bryant_x", "bryant_y", "bryant_z"};
   constexpr const char* kEuler[] = {"euler_phi", "euler_theta", "euler_psi"};
   const auto bodies = static_cast<std::size_t>(n);

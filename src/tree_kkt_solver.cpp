@@ -203,7 +203,6 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
     const Edge& edge = edges_[e];
     Mat6& child = edge_child_[e];
     Mat6& parent = edge_parent_[e];
-    edge_pivot_[e].setZero();
     for (int k = 0; k < edge.count; ++k) {
       const ConstraintRow& row = rows[static_cast<std::size_t>(edge.rows[k])];
       const bool child_is_base = edge.row_base[k] == edge.child;
@@ -214,7 +213,6 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
       // padding: a row of its own that nothing loads
       child.row(k).setZero();
       parent.row(k).setZero();
-      edge_pivot_[e](k, k) = 1.0;
     }
     // a point mass's rows act on its translation only (its inverse inertia is 0)
     if (point_mass_[static_cast<std::size_t>(edge.child)] != 0) child.rightCols<3>().setZero();
@@ -234,8 +232,12 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
       // row-major: the substitution's row operations are contiguous (vectorised)
       Mat6Rows x = edge_child_[static_cast<std::size_t>(e)].transpose();
       forward_substitute6(body_pivot_[i], x);
-      edge_pivot_[static_cast<std::size_t>(e)].noalias() +=
-          x.transpose() * body_inverse_diagonal_[i].asDiagonal() * x;
+      // the edge's only contribution (its child body): assigned, and the
+      // padding rows, which nothing loads, get a pivot of their own
+      const auto ei = static_cast<std::size_t>(e);
+      edge_pivot_[ei].noalias() =
+          x.transpose() * (body_inverse_diagonal_[i].asDiagonal() * x).eval();
+      for (int k = edges_[ei].count; k < kMaxEdgeRows; ++k) edge_pivot_[ei](k, k) = 1.0;
       continue;
     }
     // dependency within the edge: a pivot small against its diagonal entry
@@ -249,7 +251,7 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
     Mat6Rows y = edge_parent_[i];
     forward_substitute6(edge_pivot_[i], y);
     body_pivot_[static_cast<std::size_t>(parent)].noalias() +=
-        y.transpose() * edge_inverse_diagonal_[i].asDiagonal() * y;
+        y.transpose() * (edge_inverse_diagonal_[i].asDiagonal() * y).eval();
   }
   return cut_rows_.empty() || factorize_cut_rows(rows);
 }

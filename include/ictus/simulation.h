@@ -44,7 +44,8 @@ class DenseMotion {
  public:
   virtual ~DenseMotion() = default;
   /// The System evaluated up to `stage` on the dense output at t, a time
-  /// within the piece.
+  /// within the piece (the Simulation's evaluates the kinematics and leaves
+  /// the dynamics to the first channel_value of a dynamics channel).
   virtual const System& at(double t, Stage stage) = 0;
 };
 

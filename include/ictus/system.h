@@ -215,6 +215,12 @@ class System final : public MechanicalSystem {
   int find_channel(std::string_view name) const;
   /// Value of channel k at the last evaluate()/derivative() state.
   double channel_value(int k) const;
+  /// The outer Bryant and Euler angles are unwrapped along the accepted
+  /// steps (docs/channels.md) from the first time one of their channels is
+  /// looked up (find_channel, a formula or condition) or read; observers
+  /// look theirs up before the first step. This follows every one of them
+  /// from now on, for a caller that reads channels at any time of a run.
+  void follow_orientation_channels();
   /// Sets the value of channel integrator.step: the size of the
   /// integrator's last accepted step (seeds 001 and 003 plot it).
   void set_step_size(double h);
@@ -368,6 +374,9 @@ class System final : public MechanicalSystem {
   void set_tree_dynamics(bool allowed);
   /// Whether the last evaluation of the dynamics was solved on the tree.
   bool tree_dynamics_used() const;
+  /// How many times the constraint rows (D, gamma, position errors) have
+  /// been evaluated: what evaluation skipping saves (docs/performance.md).
+  long constraint_row_evaluations() const;
   /// Rows cut to open the loops in the last evaluation solved on the tree
   /// (0: the graph, without its dropped rows, is a tree; or the tree was not used).
   int tree_dynamics_cut_rows() const;

@@ -80,6 +80,8 @@ class PySimulation {
   PySimulation(std::shared_ptr<const CompiledModel> compiled, const py::object& channels)
       : simulation_(std::make_unique<Simulation>(std::move(compiled))) {
     System& system = simulation_->system();
+    // channel(name) may read an orientation angle first at any time of the run
+    system.follow_orientation_channels();
     std::vector<std::string> names;
     if (channels.is_none()) {
       names = select_channels(system, system.model().settings().outputs);
