@@ -212,23 +212,7 @@ TEST(BallFriction, ARunContinuedFromACheckpointIsBitwiseTheSame) {
     Recorder in_place(select_channels(original.system(), {}));
     original.add_observer(in_place);
     ASSERT_TRUE(original.advance_to(at));
-    const auto checkpoint = original.save();
-    const std::size_t first_after = in_place.size();
-    original.run();
-
-    Simulation copy(model);
-    Recorder restored(in_place.channels());
-    copy.add_observer(restored);
-    copy.restore(*checkpoint);
-    copy.run();
-    ASSERT_EQ(restored.size(), in_place.size() - first_after);
-    for (const std::string& name : in_place.channels())
-      EXPECT_EQ(restored.series(name),
-                std::vector<double>(
-                    in_place.series(name).begin() + static_cast<std::ptrdiff_t>(first_after),
-                    in_place.series(name).end()))
-          << name;
-    EXPECT_EQ(copy.state(), original.state());
+    test::expect_checkpoint_continues_bitwise(model, original, in_place);
   }
 }
 

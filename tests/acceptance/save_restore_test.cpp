@@ -46,26 +46,7 @@ TEST_P(SaveRestore, ContinuingFromACopyIsBitwiseTheSame) {
   original.add_observer(in_place);
   ASSERT_TRUE(original.advance_to(c.t_save));
   ASSERT_EQ(original.time(), c.t_save);
-  const auto checkpoint = original.save();
-  const std::size_t first_after = in_place.size();  // samples up to t_save so far
-  original.run();
-
-  Simulation copy(model);
-  Recorder restored(in_place.channels());
-  copy.add_observer(restored);
-  copy.restore(*checkpoint);
-  copy.run();
-
-  ASSERT_GT(restored.size(), 0u);
-  ASSERT_EQ(restored.size(), in_place.size() - first_after);
-  auto tail = [first_after](const std::vector<double>& v) {
-    return std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(first_after), v.end());
-  };
-  EXPECT_EQ(restored.times(), tail(in_place.times()));
-  for (const std::string& name : in_place.channels())
-    EXPECT_EQ(restored.series(name), tail(in_place.series(name))) << name;
-  EXPECT_EQ(copy.events().size(), original.events().size());
-  EXPECT_EQ(copy.state(), original.state());
+  test::expect_checkpoint_continues_bitwise(model, original, in_place);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -74,6 +76,30 @@ double accumulation_point(const EventRecord& record) {
   const auto at = record.detail.find(key);
   if (at == std::string::npos) return std::nan("");
   return std::stod(record.detail.substr(at + key.size()));
+}
+
+void expect_checkpoint_continues_bitwise(const Model& model, Simulation& original,
+                                         const Recorder& in_place) {
+  const auto checkpoint = original.save();
+  const std::size_t first_after = in_place.size();  // samples up to the save
+  original.run();
+
+  Simulation copy(model);
+  Recorder restored(in_place.channels());
+  copy.add_observer(restored);
+  copy.restore(*checkpoint);
+  copy.run();
+
+  ASSERT_GT(restored.size(), 0u);
+  ASSERT_EQ(restored.size(), in_place.size() - first_after);
+  const auto tail = [first_after](const std::vector<double>& v) {
+    return std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(first_after), v.end());
+  };
+  EXPECT_EQ(restored.times(), tail(in_place.times()));
+  for (const std::string& name : in_place.channels())
+    EXPECT_EQ(restored.series(name), tail(in_place.series(name))) << name;
+  EXPECT_EQ(copy.events().size(), original.events().size());
+  EXPECT_EQ(copy.state(), original.state());
 }
 
 }  // namespace ictus::test

@@ -33,6 +33,14 @@ struct RecordedRun {
 /// Runs `model` recording `channels` at its output grid.
 RecordedRun run_and_record(const Model& model, const std::vector<std::string>& channels);
 
+/// Saves `original` (a run of `model`, recorded by `in_place` from its start)
+/// where it stands, finishes it, continues a new Simulation of `model` from
+/// the checkpoint, and expects the samples after the save, the number of
+/// events and the final state to be bitwise those of the run continued in
+/// place.
+void expect_checkpoint_continues_bitwise(const Model& model, Simulation& original,
+                                         const Recorder& in_place);
+
 /// Times t in (t0, t1] where `series` crosses zero upward, by linear
 /// interpolation between samples.
 std::vector<double> upward_zero_crossings(const std::vector<double>& t,
