@@ -15,11 +15,13 @@
 // decision clamps it). Each is one linear system in F; it
 // is consistent when every stuck force lies within mu_s |N|, every slipping
 // coordinate accelerates the way it slips (s_i q_i'' > 0) and every side
-// agrees. Exact enumeration of the 3^k combinations (k <= 6), no iteration.
-// Static friction takes precedence, as for one element: of the consistent
-// combinations the one with the most stuck elements is taken (with mu_s > mu
-// an element that can stick can often also start to slip); two different
-// ones with that count are reported as Painleve, as is none.
+// agrees. Exact enumeration of the 3^k combinations (k <= 12), no iteration,
+// level by level from the most stuck elements down. Static friction takes
+// precedence, as for one element: of the consistent combinations the one
+// with the most stuck elements is taken (with mu_s > mu an element that can
+// stick can often also start to slip); two different ones with that count
+// are reported as Painleve, as is none. A decision that would need more
+// than kTrialBudget solves (few of many elements stuck) is not made here.
 //
 // Stuck elements whose hold rows are dependent (two guides of one degree of
 // freedom) leave their forces statically indeterminate: the system is
@@ -31,6 +33,7 @@
 
 #include <Eigen/Dense>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
@@ -42,6 +45,9 @@ namespace ictus {
 namespace {
 
 constexpr int kMax = System::kMaxFrictionDecidedTogether;
+// linear systems one decision may solve: a level far down (few of many
+// elements stuck) has up to C(k, s) 4^(k - s) of them
+constexpr long kTrialBudget = 200000;
 // as in the slip solve (system_joint_friction.cpp): a normal force counts as
 // on its line while the part off it is below this fraction of its size
 constexpr double kOffLine = 1e-6;
@@ -159,7 +165,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   const double acc_tol = 1e-10 * acc_scale + 1e-300;
 
   std::array<int, kMax> mode{}, best{};
-  int best_stuck = -1, best_count = 0;
+  int best_count = 0;
   Vec sigma(k);
   // is F (with the sides sigma of the slipping elements) a solution of combination `mode`?
   auto consistent = [&](const Vec& F) {
@@ -184,77 +190,78 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   std::array<int, kMax> slip{};
   Mat A(k, k);
   Vec b(k);
-  int combinations = 1;
-  for (int i = 0; i < k; ++i) combinations *= 3;
-  for (int c = 0; c < combinations; ++c) {
-    int stuck = 0;
-    slipping = 0;
-    for (int i = 0, code = c; i < k; ++i, code /= 3) {
-      mode[static_cast<std::size_t>(i)] = kModes[static_cast<std::size_t>(code % 3)];
-      if (mode[static_cast<std::size_t>(i)] == kStick) {
-        ++stuck;
-      } else {
-        slip[static_cast<std::size_t>(slipping++)] = i;
-      }
-    }
-    if (stuck < best_stuck) continue;  // static friction takes precedence
-    for (int sides = 0; sides < (1 << slipping); ++sides) {
-      sigma.setOnes();
-      for (int j = 0; j < slipping; ++j) {
-        const int i = slip[static_cast<std::size_t>(j)];
-        if ((sides >> j & 1) != 0) sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
-      }
-      for (int i = 0; i < k; ++i) {
-        const int m = mode[static_cast<std::size_t>(i)];
-        if (m == kStick) {  // q_i'' = 0
-          A.row(i) = C.row(i);
-          b(i) = -a0(i);
-        } else {  // F_i = lambda_i y_i
-          const double lambda = -m * mu(i) * sigma(i);
-          A.row(i) = -lambda * T.row(i);
-          A(i, i) += 1.0;
-          b(i) = lambda * y0(i);
-        }
-      }
-      bool solved = false;
-      const Eigen::FullPivLU<Mat> lu(A);
-      if (lu.isInvertible()) {
-        solved = consistent(lu.solve(b));
-      } else if (stuck > 0) {
-        // stuck forces statically indeterminate: the minimum-norm solution,
-        // then one stuck force at either limit of its cone
-        auto try_rows = [&](const Mat& rows, const Vec& rhs) {
-          const Eigen::CompleteOrthogonalDecomposition<Mat> cod(rows);
-          const Vec F = cod.solve(rhs);
-          return (rows * F - rhs).norm() <= 1e-9 * (rhs.norm() + force_scale * rows.norm()) &&
-                 consistent(F);
-        };
-        solved = try_rows(A, b);
-        for (int i = 0; i < k && !solved; ++i) {
-          if (mode[static_cast<std::size_t>(i)] != kStick) continue;
-          for (const double limit : {mu_static(i), -mu_static(i)}) {
-            Mat rows(k + 1, k);
-            Vec rhs(k + 1);
-            rows.topRows(k) = A;
-            rhs.head(k) = b;
-            rows.row(k) = -limit * T.row(i);  // F_i = limit y_i
-            rows(k, i) += 1.0;
-            rhs(k) = limit * y0(i);
-            if (try_rows(rows, rhs)) {
-              solved = true;
-              break;
+  long trials = 0;  // linear systems solved
+  // level by level, the most stuck first: the first level with a consistent
+  // combination decides (static friction takes precedence), so the common
+  // outcomes (all stuck, one starting to slip) cost a handful of solves
+  for (int stuck = k; stuck >= 0 && best_count == 0; --stuck) {
+    for (unsigned stuck_set = 0; stuck_set < (1u << k); ++stuck_set) {
+      if (std::popcount(stuck_set) != stuck) continue;
+      slipping = 0;
+      for (int i = 0; i < k; ++i)
+        if ((stuck_set >> i & 1u) == 0) slip[static_cast<std::size_t>(slipping++)] = i;
+      for (unsigned ways = 0; ways < (1u << slipping); ++ways) {
+        for (int i = 0; i < k; ++i) mode[static_cast<std::size_t>(i)] = kStick;
+        for (int j = 0; j < slipping; ++j)
+          mode[static_cast<std::size_t>(slip[static_cast<std::size_t>(j)])] =
+              (ways >> j & 1u) != 0 ? kSlipNegative : kSlipPositive;
+        trials += 1L << slipping;
+        if (trials > kTrialBudget) return false;  // the caller decides one after another
+        for (int sides = 0; sides < (1 << slipping); ++sides) {
+          sigma.setOnes();
+          for (int j = 0; j < slipping; ++j) {
+            const int i = slip[static_cast<std::size_t>(j)];
+            if ((sides >> j & 1) != 0) sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
+          }
+          for (int i = 0; i < k; ++i) {
+            const int m = mode[static_cast<std::size_t>(i)];
+            if (m == kStick) {  // q_i'' = 0
+              A.row(i) = C.row(i);
+              b(i) = -a0(i);
+            } else {  // F_i = lambda_i y_i
+              const double lambda = -m * mu(i) * sigma(i);
+              A.row(i) = -lambda * T.row(i);
+              A(i, i) += 1.0;
+              b(i) = lambda * y0(i);
             }
           }
+          bool solved = false;
+          const Eigen::FullPivLU<Mat> lu(A);
+          if (lu.isInvertible()) {
+            solved = consistent(lu.solve(b));
+          } else if (stuck > 0) {
+            // stuck forces statically indeterminate: the minimum-norm solution,
+            // then one stuck force at either limit of its cone
+            auto try_rows = [&](const Mat& rows, const Vec& rhs) {
+              const Eigen::CompleteOrthogonalDecomposition<Mat> cod(rows);
+              const Vec F = cod.solve(rhs);
+              return (rows * F - rhs).norm() <= 1e-9 * (rhs.norm() + force_scale * rows.norm()) &&
+                     consistent(F);
+            };
+            solved = try_rows(A, b);
+            for (int i = 0; i < k && !solved; ++i) {
+              if (mode[static_cast<std::size_t>(i)] != kStick) continue;
+              for (const double limit : {mu_static(i), -mu_static(i)}) {
+                Mat rows(k + 1, k);
+                Vec rhs(k + 1);
+                rows.topRows(k) = A;
+                rhs.head(k) = b;
+                rows.row(k) = -limit * T.row(i);  // F_i = limit y_i
+                rows(k, i) += 1.0;
+                rhs(k) = limit * y0(i);
+                if (try_rows(rows, rhs)) {
+                  solved = true;
+                  break;
+                }
+              }
+            }
+          }
+          if (!solved) continue;
+          ++best_count;  // a different combination with as many stuck
+          best = mode;
+          break;  // one side pattern per combination suffices
         }
       }
-      if (!solved) continue;
-      if (stuck > best_stuck) {
-        best_stuck = stuck;
-        best_count = 0;
-      }
-      ++best_count;  // a different combination with as many stuck
-      best = mode;
-      break;  // one side pattern per combination suffices
     }
   }
   if (best_count != 1)

@@ -292,11 +292,13 @@ class System final : public MechanicalSystem {
   /// mu_static |N| and whose slipping coordinates accelerate the way they
   /// slip, the others keeping their forces. Writes each element's mode into
   /// `modes`. Returns false, deciding nothing, for more than
-  /// kMaxFrictionDecidedTogether elements. Throws SimulationError naming
+  /// kMaxFrictionDecidedTogether elements, or when the decision would take
+  /// more than 2e5 trial solves (few of many elements stuck). Throws
+  /// SimulationError naming
   /// them and the time when no combination or several are consistent
   /// (Painleve).
   bool decide_friction_together(std::span<const int> elements, std::span<int> modes);
-  static constexpr int kMaxFrictionDecidedTogether = 6;
+  static constexpr int kMaxFrictionDecidedTogether = 12;
 
   // --- impacts ----------------------------------------------------------------
   /// System impact (seed 000 eqs. 3-5): external impulses pe are applied and

@@ -15,7 +15,11 @@
 // backwards) drives the pair forward from rest: energy from nothing.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <array>
 #include <cmath>
+#include <string>
 
 #include "ictus/model_file.h"
 #include "support/test_support.h"
@@ -107,6 +111,76 @@ TEST(CoupledFriction, APushedPairSlipsOnTogetherWithTheUpperGuideStuck) {
     EXPECT_EQ(r["top.friction_mode"][k], 0.0) << t;
   }
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// Seven guides: a stack of seven blocks, guide i (friction mu_i) between
+// block i and the one below it, sliding alternately forward and backward,
+// all stopping at T = 0.1 s. With slip signs s_i and N_i = g sum_{j>=i} m_j,
+//   m_i a_i = -mu_i N_i s_i + mu_{i+1} N_{i+1} s_{i+1},   u_i'' = a_i - a_{i-1},
+// constant, and u_i'(0) = -u_i'' T. At T nothing pushes: all seven stick and
+// stay. Seven elements were beyond the joint decision (at most 6), and one
+// after the other they set the stack moving again (1.9 J of kinetic energy
+// from rest at 0.3 s).
+constexpr std::array<double, 7> kStackMass = {1, 4, 1, 4, 1, 4, 4};
+constexpr std::array<double, 7> kStackMu = {0.3, 0.5, 0.3, 0.5, 0.3, 0.5, 0.5};
+
+std::string seven_block_stack(std::array<double, 7>& rates) {
+  const std::array<double, 7>& m = kStackMass;
+  const std::array<double, 7>& mu = kStackMu;
+  std::array<double, 7> a{}, normal{};
+  for (int i = 6; i >= 0; --i) normal[i] = kG * m[i] + (i < 6 ? normal[i + 1] : 0.0);
+  const auto sign = [](int i) { return i % 2 == 0 ? 1.0 : -1.0; };
+  for (int i = 0; i < 7; ++i)
+    a[i] =
+        (-mu[i] * normal[i] * sign(i) + (i < 6 ? mu[i + 1] * normal[i + 1] * sign(i + 1) : 0.0)) /
+        m[i];
+  std::string text = "ictus: 1\ngravity: [0, -9.81, 0]\nbodies:\n";
+  for (int i = 0; i < 7; ++i)
+    text += fmt::format("  b{}: {{mass: {}, inertia: [0.1, 0.1, 0.1], position: [0, {}, 0]}}\n", i,
+                        m[i], i);
+  text += "joints:\n";
+  for (int i = 0; i < 7; ++i)
+    text += fmt::format(
+        "  g{}: {{type: prismatic, between: [{}, b{}], at: [0, {}, 0], axis: [1, 0, 0], "
+        "friction: {}}}\n",
+        i, i == 0 ? std::string("ground") : fmt::format("b{}", i - 1), i, i, mu[i]);
+  text += "initial_velocities:\n";
+  for (int i = 0; i < 7; ++i) {
+    rates[i] = -(a[i] - (i > 0 ? a[i - 1] : 0.0)) * kT;
+    EXPECT_GT(rates[i] * sign(i), 0.0);  // each slips the way it is set to
+    text += fmt::format("  g{}.v: {:.17g}\n", i, rates[i]);
+  }
+  text += "simulate: {until: 0.3, output_step: 0.001, rtol: 1e-10, atol: 1e-12}\n";
+  return text;
+}
+
+TEST(CoupledFriction, SevenGuidesStoppingTogetherAllStickAndStayAtRest) {
+  std::array<double, 7> rates{};
+  const Model model = parse_model(seven_block_stack(rates), "stack.yaml");
+  std::vector<std::string> channels = {"energy.kinetic", "energy.dissipated", "energy.balance"};
+  for (int i = 0; i < 7; ++i) channels.push_back(fmt::format("g{}.v", i));
+  const test::RecordedRun r = test::run_and_record(model, channels);
+  int sticks = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "end" || (e.kind == "slip" && e.t == 0.0)) continue;
+    EXPECT_EQ(e.kind, "stick") << e.name << " at " << e.t << ": " << e.detail;
+    EXPECT_NEAR(e.t, kT, 1e-12) << e.name;
+    ++sticks;
+  }
+  EXPECT_EQ(sticks, 7);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    if (r.t[k] <= kT + 1e-9) continue;
+    for (int i = 0; i < 7; ++i) EXPECT_NEAR(r[fmt::format("g{}.v", i)][k], 0.0, 1e-12) << r.t[k];
+  }
+  // the initial kinetic energy, all dissipated by the seven guides
+  double velocity = 0.0, kinetic0 = 0.0;
+  for (int i = 0; i < 7; ++i) {
+    velocity += rates[i];
+    kinetic0 += 0.5 * kStackMass[i] * velocity * velocity;
+  }
+  EXPECT_NEAR(r.final("energy.dissipated"), kinetic0, 1e-9 * kinetic0);
+  EXPECT_LT(r.final("energy.kinetic"), 1e-20);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9 * kinetic0);
 }
 
 }  // namespace
