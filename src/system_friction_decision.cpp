@@ -51,8 +51,6 @@ constexpr long kTrialBudget = 200000;
 // as in the slip solve (system_joint_friction.cpp): a normal force counts as
 // on its line while the part off it is below this fraction of its size
 constexpr double kOffLine = 1e-6;
-// a mode per element: stuck, or slipping either way
-constexpr std::array<int, 3> kModes = {kStick, kSlipPositive, kSlipNegative};
 
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 2 * kMax, kMax>;
 using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 * kMax, 1>;
