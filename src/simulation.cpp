@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "contact/contact_switching.h"
@@ -92,6 +93,20 @@ class StepperMotion final : public DenseMotion {
   const Stepper& stepper_;
   System& system_;
   VecX& state_;
+};
+
+// Evaluations on the dense output between the stepper's states: what they
+// decide about the rank of the constraints is undone after them
+// (System::begin_probe).
+class ProbeScope {
+ public:
+  explicit ProbeScope(System& system) : system_(system) { system_.begin_probe(); }
+  ~ProbeScope() { system_.end_probe(); }
+  ProbeScope(const ProbeScope&) = delete;
+  ProbeScope& operator=(const ProbeScope&) = delete;
+
+ private:
+  System& system_;
 };
 
 }  // namespace
@@ -545,6 +560,7 @@ void Simulation::advance(double target) {
 
       // earliest zero crossing of an armed event condition in (t0, t1]
       double t_event = t1 + 1.0;
+      std::optional<ProbeScope> probe(std::in_place, system_);
       for (EventState& e : events_) {
         if (!e.armed) continue;
         const double g1 = event_function(e, t1, stepper_->y());
@@ -579,6 +595,7 @@ void Simulation::advance(double target) {
       if (t_event <= t1) {
         emit_piece(t0, t_event, true);
         emit_samples_until(t_event, false);
+        probe.reset();
         stepper_->interpolate(t_event, work_);
         VecX y_event = work_;
         if (std::abs(t_event - last_event_time_) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
@@ -612,6 +629,7 @@ void Simulation::advance(double target) {
 
       emit_piece(t0, t1, false);
       emit_samples_until(t1, true);
+      probe.reset();
       y_ = stepper_->y();
       if (s.stabilisation.projection &&
           system_.project(t1, y_, s.stabilisation.projection_tolerance))

@@ -220,6 +220,23 @@ struct System::Impl {
   /// Dependent-row sets decided during the run (every rank change, logged
   /// or merged into the passage's warning).
   long rank_changes = 0;
+  // --- probes (system_probe.cpp) ----------------------------------------------
+  // An output read or an event function on the dense output (a probe) may
+  // meet a singular configuration that no stage of the stepper meets, and
+  // drop rows there. What it decided is undone when the probe ends, so that
+  // the motion does not depend on which outputs are recorded.
+  struct RankDecision {
+    std::vector<char> dropped;  // sized with the structure
+    std::vector<std::vector<std::pair<int, double>>> self_stress;
+    RankChange rank_change;
+    long rank_changes = 0;
+    double geometric_check_below = 0.0;
+    bool rank_lowered = false, dropped_row_violated = false, inertia_ill_conditioned = false;
+    bool self_stress_saved = false;  // a rank change in the probe: self_stress kept here
+  } before_probe;
+  bool probing = false;
+  /// Before redetect_rank changes the dependent rows inside a probe.
+  void keep_self_stress_for_probe();
   /// Adds a warning unless the same text was given before; repeats are
   /// counted (warning_repeats).
   void warn(std::string text);

@@ -109,6 +109,8 @@ void System::Impl::rebuild_structure() {
   no_rows.assign(m, 0);
   dependent_rows.assign(m, 0);
   rank_change.rows.assign(m, 0);
+  before_probe.dropped.assign(m, 0);
+  before_probe.rank_change.rows.assign(m, 0);
   geometric_check_below = kSchurCheck;
   inertia_ill_conditioned = false;
   kkt_rhs = VecX::Zero(static_cast<Eigen::Index>(m));
@@ -133,6 +135,7 @@ bool System::Impl::redetect_rank(double time) {
   compute_rows();
   rank.find_dependent_rows(rows, row_bodies, no_rows, dependent_rows, kSingularWindow);
   if (dependent_rows == dropped) return false;
+  keep_self_stress_for_probe();
   const std::vector<char> before = dropped;
   std::fill(dropped.begin(), dropped.end(), char{0});
   detect_redundancy(false, kSingularWindow);

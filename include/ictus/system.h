@@ -167,6 +167,13 @@ class System final : public MechanicalSystem {
   void freeze_nonlinear_forces(double t, const VecX* y) override;
   /// Evaluates the state up to `stage` so channels can be read.
   void evaluate(double t, const VecX& y, Stage stage);
+  /// Evaluations between begin_probe() and end_probe() read the dense
+  /// output between the stepper's states (samples, events being located).
+  /// A rank decision they make (rows dropped at a singular configuration
+  /// the stepper's stages never meet) is undone by end_probe(), so that the
+  /// motion does not depend on which outputs are recorded. Not nested.
+  void begin_probe();
+  void end_probe();
   /// Records an accepted state (joint angles are unwrapped across steps).
   /// Returns true if the dependent rows had to be found again because the
   /// rank of the constraints changed: the caller must then restart its
