@@ -130,7 +130,7 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   if (together_.size() < 2) return 0;
   system_.evaluate(t, y, Stage::kDynamics);
   const std::span<int> modes(together_modes_.data(), together_.size());
-  if (!system_.decide_friction_together(together_, modes)) return 0;
+  system_.decide_friction_together(together_, modes);
   bool structure = false;
   for (std::size_t i = 0; i < together_.size(); ++i) {
     const int k = together_[i];

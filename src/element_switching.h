@@ -49,7 +49,7 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// The frictional joints and contact tangents at a zero slip rate at t
   /// (firing, or reaching zero within the look-ahead), when there are
   /// several, decided together (System::decide_friction_together). Returns
-  /// the number decided (0: none, one, or too many; decided one by one).
+  /// the number decided (0: none or one, decided alone).
   int decide_together(double t, VecX& y, bool start);
   void log_switch(int k, double t, int before, const char* kind);
   /// Element k's function a moment after t along the motion (and, stuck,

@@ -20,8 +20,12 @@
 // precedence, as for one element: of the consistent combinations the one
 // with the most stuck elements is taken (with mu_s > mu an element that can
 // stick can often also start to slip); two different ones with that count
-// are reported as Painleve, as is none. A decision that would need more
-// than kTrialBudget solves (few of many elements stuck) is not made here.
+// are reported as Painleve, as is none.
+//
+// More than kMaxFrictionEnumerated elements, or a decision that would need
+// more than kTrialBudget solves (few of many elements stuck), are decided
+// through a linear complementarity problem instead (coupled_friction_lcp
+// below), whose combination is then put to the same exact test.
 //
 // Stuck elements whose hold rows are dependent (two guides of one degree of
 // freedom) leave their forces statically indeterminate: the system is
@@ -32,11 +36,12 @@
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
+#include "contact/lcp.h"
 #include "ictus/forces/reaction_friction.h"
 #include "system_impl.h"
 
@@ -44,32 +49,65 @@ namespace ictus {
 
 namespace {
 
-constexpr int kMax = System::kMaxFrictionDecidedTogether;
-// linear systems one decision may solve: a level far down (few of many
+// linear systems one enumeration may solve: a level far down (few of many
 // elements stuck) has up to C(k, s) 4^(k - s) of them
 constexpr long kTrialBudget = 200000;
 // as in the slip solve (system_joint_friction.cpp): a normal force counts as
 // on its line while the part off it is below this fraction of its size
 constexpr double kOffLine = 1e-6;
 
-using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 2 * kMax, kMax>;
-using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 * kMax, 1>;
-
 const ReactionFriction& element_of(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
   return static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
 }
 
+// The acceleration-level Coulomb law of the k elements as one linear
+// complementarity problem (Pfeiffer & Glocker 1996, sec. 7.2; Glocker's
+// split of the tangential acceleration into a+ - a-). With the sides of the
+// normal forces fixed, each element's limit is linear in the forces,
+//   L = D (y0 + T F),   D = diag(mu_i sigma_i),
+// and the law reads
+//   0 <= a+  _|_  L + F >= 0,   0 <= a-  _|_  L - F >= 0,   q'' = a+ - a-,
+// (slipping forward, a+ > 0, puts F at -L; backward at +L; at rest
+// -L <= F <= L). With z1 = L + F, P = (I + D T)^-1 (so F = P (z1 - D y0)
+// and L = P D y0 + (I - P) z1) and z2 = a-:
+//   [a+   ]   [C P      I] [z1]   [a0 - C P D y0]
+//   [L - F] = [I - 2P   0] [z2] + [2 P D y0     ],   0 <= z _|_ w >= 0,
+// the friction LCP's usual structure ([[C, I], [-I, 0]] when the forces do
+// not change the normal forces, copositive-plus for C positive
+// semidefinite: Lemke's method then ends in a solution when there is one,
+// Cottle, Pang & Stone 1992, sec. 4.4). `limit` holds mu_i sigma_i. False
+// when I + D T is singular or no solution was found.
+bool coupled_friction_lcp(const MatX& C, const MatX& T, const VecX& a0, const VecX& y0,
+                          const VecX& limit, VecX& F) {
+  const Eigen::Index k = a0.size();
+  const MatX identity = MatX::Identity(k, k);
+  const Eigen::FullPivLU<MatX> lu(MatX(identity + limit.asDiagonal() * T));
+  if (!lu.isInvertible()) return false;
+  const MatX P = lu.inverse();
+  const VecX Dy0 = limit.cwiseProduct(y0);
+  MatX M = MatX::Zero(2 * k, 2 * k);
+  M.topLeftCorner(k, k) = C * P;
+  M.topRightCorner(k, k) = identity;
+  M.bottomLeftCorner(k, k) = identity - 2.0 * P;
+  VecX q(2 * k);
+  q.head(k) = a0 - C * (P * Dy0);
+  q.tail(k) = 2.0 * (P * Dy0);
+  const internal::LcpSolution solution = internal::solve_lcp(M, q);
+  if (!solution.solved) return false;
+  F = P * (solution.z.head(k) - Dy0);
+  return F.allFinite();
+}
+
 }  // namespace
 
-bool System::decide_friction_together(std::span<const int> elements, std::span<int> modes) {
+void System::decide_friction_together(std::span<const int> elements, std::span<int> modes) {
   Impl& s = *impl_;
   s.ensure_dynamics();
   // a contact tangent whose contact is open has no friction force (N = 0)
   // and acts on nothing: it slips the way its point accelerates. The others
   // are decided together.
-  std::array<const Impl::FrictionJoint*, kMax> fj{};
-  std::array<std::size_t, kMax> index{};  // into elements
-  int k = 0;
+  std::vector<const Impl::FrictionJoint*> fj;
+  std::vector<std::size_t> index;  // into elements
   for (std::size_t e = 0; e < elements.size(); ++e) {
     const Impl::FrictionJoint* f = s.friction_joint_of_stick_slip(elements[e]);
     if (f == nullptr || !f->unit_valid)
@@ -83,14 +121,14 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
         continue;
       }
     }
-    if (k == kMax) return false;
-    fj[static_cast<std::size_t>(k)] = f;
-    index[static_cast<std::size_t>(k++)] = e;
+    fj.push_back(f);
+    index.push_back(e);
   }
-  if (k == 0) return true;
+  const auto k = static_cast<int>(fj.size());
+  if (k == 0) return;
   if (k == 1) {  // one: as it is decided alone, the others without force
     modes[index[0]] = decide_joint_friction(elements[index[0]]);
-    return true;
+    return;
   }
   auto at = [&](int i) -> const Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
   auto names = [&]() {
@@ -103,14 +141,14 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   };
 
   // the responses: C (accelerations), T (normal forces on their lines)
-  Mat C(k, k), T(k, k);
-  Vec a0(k), y0(k), current(k), mu(k), mu_static(k);
+  MatX C(k, k), T(k, k);
+  VecX a0(k), y0(k), current(k), mu(k), mu_static(k);
+  std::vector<Vec3> t_vec(static_cast<std::size_t>(k));
   for (int j = 0; j < k; ++j) current(j) = element_of(s, at(j)).force();
   for (int i = 0; i < k; ++i) {
     const Impl::FrictionJoint& fi = at(i);
     mu(i) = element_of(s, fi).kinetic_lever();
     mu_static(i) = element_of(s, fi).static_lever();
-    std::array<Vec3, kMax> t_vec{};
     Vec3 f0 = fi.transverse;
     a0(i) = fi.acc;
     for (int j = 0; j < k; ++j) {
@@ -128,8 +166,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     // the line of the normal force: its largest vector; a contact's is x
     Vec3 line = f0;
     double scale = f0.norm();
-    for (int j = 0; j < k; ++j) {
-      const Vec3& v = t_vec[static_cast<std::size_t>(j)];
+    for (const Vec3& v : t_vec) {
       if (v.norm() > line.norm()) line = v;
       scale = std::max(scale, v.norm());
     }
@@ -162,14 +199,13 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   const double force_tol = 1e-10 * force_scale + 1e-300;
   const double acc_tol = 1e-10 * acc_scale + 1e-300;
 
-  std::array<int, kMax> mode{}, best{};
-  int best_count = 0;
-  Vec sigma(k);
+  std::vector<int> mode(static_cast<std::size_t>(k)), best(static_cast<std::size_t>(k));
+  VecX sigma(k);
   // is F (with the sides sigma of the slipping elements) a solution of combination `mode`?
-  auto consistent = [&](const Vec& F) {
+  auto consistent = [&](const VecX& F) {
     if (!F.allFinite()) return false;
-    const Vec y = y0 + T * F;
-    const Vec acc = a0 + C * F;
+    const VecX y = y0 + T * F;
+    const VecX acc = a0 + C * F;
     for (int i = 0; i < k; ++i) {
       const int m = mode[static_cast<std::size_t>(i)];
       const bool contact = at(i).contact_side >= 0;
@@ -184,94 +220,140 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     }
     return true;
   };
-  int slipping = 0;
-  std::array<int, kMax> slip{};
-  Mat A(k, k);
-  Vec b(k);
-  long trials = 0;  // linear systems solved
-  // level by level, the most stuck first: the first level with a consistent
-  // combination decides (static friction takes precedence), so the common
-  // outcomes (all stuck, one starting to slip) cost a handful of solves
-  for (int stuck = k; stuck >= 0 && best_count == 0; --stuck) {
-    for (unsigned stuck_set = 0; stuck_set < (1u << k); ++stuck_set) {
-      if (std::popcount(stuck_set) != stuck) continue;
-      slipping = 0;
-      for (int i = 0; i < k; ++i)
-        if ((stuck_set >> i & 1u) == 0) slip[static_cast<std::size_t>(slipping++)] = i;
-      for (unsigned ways = 0; ways < (1u << slipping); ++ways) {
-        for (int i = 0; i < k; ++i) mode[static_cast<std::size_t>(i)] = kStick;
-        for (int j = 0; j < slipping; ++j)
-          mode[static_cast<std::size_t>(slip[static_cast<std::size_t>(j)])] =
-              (ways >> j & 1u) != 0 ? kSlipNegative : kSlipPositive;
-        trials += 1L << slipping;
-        if (trials > kTrialBudget) return false;  // the caller decides one after another
-        for (int sides = 0; sides < (1 << slipping); ++sides) {
-          sigma.setOnes();
-          for (int j = 0; j < slipping; ++j) {
-            const int i = slip[static_cast<std::size_t>(j)];
-            if ((sides >> j & 1) != 0) sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
-          }
-          for (int i = 0; i < k; ++i) {
-            const int m = mode[static_cast<std::size_t>(i)];
-            if (m == kStick) {  // q_i'' = 0
-              A.row(i) = C.row(i);
-              b(i) = -a0(i);
-            } else {  // F_i = lambda_i y_i
-              const double lambda = -m * mu(i) * sigma(i);
-              A.row(i) = -lambda * T.row(i);
-              A(i, i) += 1.0;
-              b(i) = lambda * y0(i);
+  // the exact test of combination `mode` with the sides sigma: its linear
+  // system solved, and the solution checked by `consistent`
+  MatX A(k, k);
+  VecX b(k);
+  auto combination_holds = [&]() {
+    bool any_stuck = false;
+    for (int i = 0; i < k; ++i) {
+      const int m = mode[static_cast<std::size_t>(i)];
+      if (m == kStick) {  // q_i'' = 0
+        A.row(i) = C.row(i);
+        b(i) = -a0(i);
+        any_stuck = true;
+      } else {  // F_i = lambda_i y_i
+        const double lambda = -m * mu(i) * sigma(i);
+        A.row(i) = -lambda * T.row(i);
+        A(i, i) += 1.0;
+        b(i) = lambda * y0(i);
+      }
+    }
+    const Eigen::FullPivLU<MatX> lu(A);
+    if (lu.isInvertible()) return consistent(lu.solve(b));
+    if (!any_stuck) return false;
+    // stuck forces statically indeterminate: the minimum-norm solution,
+    // then one stuck force at either limit of its cone
+    auto try_rows = [&](const MatX& rows, const VecX& rhs) {
+      const Eigen::CompleteOrthogonalDecomposition<MatX> cod(rows);
+      const VecX F = cod.solve(rhs);
+      return (rows * F - rhs).norm() <= 1e-9 * (rhs.norm() + force_scale * rows.norm()) &&
+             consistent(F);
+    };
+    if (try_rows(A, b)) return true;
+    for (int i = 0; i < k; ++i) {
+      if (mode[static_cast<std::size_t>(i)] != kStick) continue;
+      for (const double limit : {mu_static(i), -mu_static(i)}) {
+        MatX rows(k + 1, k);
+        VecX rhs(k + 1);
+        rows.topRows(k) = A;
+        rhs.head(k) = b;
+        rows.row(k) = -limit * T.row(i);  // F_i = limit y_i
+        rows(k, i) += 1.0;
+        rhs(k) = limit * y0(i);
+        if (try_rows(rows, rhs)) return true;
+      }
+    }
+    return false;
+  };
+
+  // Exact enumeration, level by level, the most stuck first: the first level
+  // with a consistent combination decides (static friction takes
+  // precedence), so the common outcomes (all stuck, one starting to slip)
+  // cost a handful of solves. False when it would exceed the budget.
+  int best_count = 0;
+  auto enumerate = [&]() {
+    std::vector<int> slip(static_cast<std::size_t>(k));
+    long trials = 0;  // linear systems solved
+    for (int stuck = k; stuck >= 0 && best_count == 0; --stuck) {
+      for (unsigned stuck_set = 0; stuck_set < (1u << k); ++stuck_set) {
+        if (std::popcount(stuck_set) != stuck) continue;
+        int slipping = 0;
+        for (int i = 0; i < k; ++i)
+          if ((stuck_set >> i & 1u) == 0) slip[static_cast<std::size_t>(slipping++)] = i;
+        for (unsigned ways = 0; ways < (1u << slipping); ++ways) {
+          for (int i = 0; i < k; ++i) mode[static_cast<std::size_t>(i)] = kStick;
+          for (int j = 0; j < slipping; ++j)
+            mode[static_cast<std::size_t>(slip[static_cast<std::size_t>(j)])] =
+                (ways >> j & 1u) != 0 ? kSlipNegative : kSlipPositive;
+          trials += 1L << slipping;
+          if (trials > kTrialBudget) return false;
+          for (int sides = 0; sides < (1 << slipping); ++sides) {
+            sigma.setOnes();
+            for (int j = 0; j < slipping; ++j) {
+              const int i = slip[static_cast<std::size_t>(j)];
+              if ((sides >> j & 1) != 0) sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
             }
+            if (!combination_holds()) continue;
+            ++best_count;  // a different combination with as many stuck
+            best = mode;
+            break;  // one side pattern per combination suffices
           }
-          bool solved = false;
-          const Eigen::FullPivLU<Mat> lu(A);
-          if (lu.isInvertible()) {
-            solved = consistent(lu.solve(b));
-          } else if (stuck > 0) {
-            // stuck forces statically indeterminate: the minimum-norm solution,
-            // then one stuck force at either limit of its cone
-            auto try_rows = [&](const Mat& rows, const Vec& rhs) {
-              const Eigen::CompleteOrthogonalDecomposition<Mat> cod(rows);
-              const Vec F = cod.solve(rhs);
-              return (rows * F - rhs).norm() <= 1e-9 * (rhs.norm() + force_scale * rows.norm()) &&
-                     consistent(F);
-            };
-            solved = try_rows(A, b);
-            for (int i = 0; i < k && !solved; ++i) {
-              if (mode[static_cast<std::size_t>(i)] != kStick) continue;
-              for (const double limit : {mu_static(i), -mu_static(i)}) {
-                Mat rows(k + 1, k);
-                Vec rhs(k + 1);
-                rows.topRows(k) = A;
-                rhs.head(k) = b;
-                rows.row(k) = -limit * T.row(i);  // F_i = limit y_i
-                rows(k, i) += 1.0;
-                rhs(k) = limit * y0(i);
-                if (try_rows(rows, rhs)) {
-                  solved = true;
-                  break;
-                }
-              }
-            }
-          }
-          if (!solved) continue;
-          ++best_count;  // a different combination with as many stuck
-          best = mode;
-          break;  // one side pattern per combination suffices
         }
       }
     }
+    return true;
+  };
+  if (k <= kMaxFrictionEnumerated && enumerate()) {
+    if (best_count != 1)
+      throw SimulationError(
+          s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "
+                           "as normal forces has {} consistent combinations of stick and slip "
+                           "here (Painleve's paradox); the rigid model does not determine the "
+                           "motion. Lower mu, or model the compliance",
+                           names(), best_count == 0 ? "no" : "several"));
+    for (int i = 0; i < k; ++i)
+      modes[index[static_cast<std::size_t>(i)]] = best[static_cast<std::size_t>(i)];
+    return;
   }
-  if (best_count != 1)
-    throw SimulationError(
-        s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions as "
-                         "normal forces has {} consistent combinations of stick and slip here "
-                         "(Painleve's paradox); the rigid model does not determine the motion. "
-                         "Lower mu, or model the compliance",
-                         names(), best_count == 0 ? "no" : "several"));
+
+  // Beyond the enumeration: the complementarity problem. The sides of the
+  // normal forces are those of the instant, y at the left limit (with the
+  // forces of the slips that end here): sigma_i = sgn(y_i) for a joint (+1
+  // at zero), 1 for a pressing contact and 0 for one that does not. The
+  // static LCP (mu_s, where a slip starts from rest the force is at the
+  // static limit) is solved first; its combination (stuck where the
+  // acceleration is zero) is then put to the exact test above, with the
+  // kinetic coefficient for the slipping elements and the sides checked at
+  // the solution. If it fails, the kinetic LCP's combination is tested.
+  const VecX y_now = y0 + T * current;
+  VecX side(k);
   for (int i = 0; i < k; ++i)
-    modes[index[static_cast<std::size_t>(i)]] = best[static_cast<std::size_t>(i)];
-  return true;
+    side(i) =
+        at(i).contact_side >= 0 ? (y_now(i) > 0.0 ? 1.0 : 0.0) : (y_now(i) < 0.0 ? -1.0 : 1.0);
+  for (const bool static_limit : {true, false}) {
+    if (!static_limit && mu == mu_static) break;
+    VecX F;
+    if (!coupled_friction_lcp(C, T, a0, y0, (static_limit ? mu_static : mu).cwiseProduct(side), F))
+      continue;
+    const VecX acc = a0 + C * F;
+    for (int i = 0; i < k; ++i)
+      mode[static_cast<std::size_t>(i)] = std::abs(acc(i)) <= acc_tol ? kStick
+                                          : acc(i) > 0.0              ? kSlipPositive
+                                                                      : kSlipNegative;
+    sigma = side;
+    if (!combination_holds()) continue;
+    for (int i = 0; i < k; ++i)
+      modes[index[static_cast<std::size_t>(i)]] = mode[static_cast<std::size_t>(i)];
+    return;
+  }
+  throw SimulationError(
+      s.t, fmt::format("{}: at zero slip rate together ({} elements, decided through the "
+                       "complementarity problem of Coulomb friction), no combination of stick and "
+                       "slip is consistent with the sides of the normal forces at this instant "
+                       "(Painleve's paradox, or a normal force changing side here); the rigid "
+                       "model does not determine the motion. Lower mu, or model the compliance",
+                       names(), k));
 }
 
 }  // namespace ictus

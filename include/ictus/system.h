@@ -298,14 +298,14 @@ class System final : public MechanicalSystem {
   /// combination of stick and slip directions whose stuck forces lie within
   /// mu_static |N| and whose slipping coordinates accelerate the way they
   /// slip, the others keeping their forces. Writes each element's mode into
-  /// `modes`. Returns false, deciding nothing, for more than
-  /// kMaxFrictionDecidedTogether elements, or when the decision would take
-  /// more than 2e5 trial solves (few of many elements stuck). Throws
-  /// SimulationError naming
-  /// them and the time when no combination or several are consistent
-  /// (Painleve).
-  bool decide_friction_together(std::span<const int> elements, std::span<int> modes);
-  static constexpr int kMaxFrictionDecidedTogether = 12;
+  /// `modes`. Up to kMaxFrictionEnumerated elements by exact enumeration
+  /// (the most stuck consistent combination); more, or an enumeration that
+  /// would take more than 2e5 trial solves, through a linear complementarity
+  /// problem whose combination is put to the same exact test. Throws
+  /// SimulationError naming them and the time when no combination or
+  /// several are consistent (Painleve).
+  void decide_friction_together(std::span<const int> elements, std::span<int> modes);
+  static constexpr int kMaxFrictionEnumerated = 12;
 
   // --- impacts ----------------------------------------------------------------
   /// System impact (seed 000 eqs. 3-5): external impulses pe are applied and

@@ -20,6 +20,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "ictus/model_file.h"
 #include "support/test_support.h"
@@ -113,74 +114,213 @@ TEST(CoupledFriction, APushedPairSlipsOnTogetherWithTheUpperGuideStuck) {
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
-// Seven guides: a stack of seven blocks, guide i (friction mu_i) between
-// block i and the one below it, sliding alternately forward and backward,
-// all stopping at T = 0.1 s. With slip signs s_i and N_i = g sum_{j>=i} m_j,
-//   m_i a_i = -mu_i N_i s_i + mu_{i+1} N_{i+1} s_{i+1},   u_i'' = a_i - a_{i-1},
-// constant, and u_i'(0) = -u_i'' T. At T nothing pushes: all seven stick and
-// stay. Seven elements were beyond the joint decision (at most 6), and one
-// after the other they set the stack moving again (1.9 J of kinetic energy
-// from rest at 0.3 s).
-constexpr std::array<double, 7> kStackMass = {1, 4, 1, 4, 1, 4, 4};
-constexpr std::array<double, 7> kStackMu = {0.3, 0.5, 0.3, 0.5, 0.3, 0.5, 0.5};
-
-std::string seven_block_stack(std::array<double, 7>& rates) {
-  const std::array<double, 7>& m = kStackMass;
-  const std::array<double, 7>& mu = kStackMu;
-  std::array<double, 7> a{}, normal{};
-  for (int i = 6; i >= 0; --i) normal[i] = kG * m[i] + (i < 6 ? normal[i + 1] : 0.0);
-  const auto sign = [](int i) { return i % 2 == 0 ? 1.0 : -1.0; };
-  for (int i = 0; i < 7; ++i)
-    a[i] =
-        (-mu[i] * normal[i] * sign(i) + (i < 6 ? mu[i + 1] * normal[i + 1] * sign(i + 1) : 0.0)) /
-        m[i];
+// A stack of n blocks, guide i (friction mu_i, static mu_static_i) between
+// block i and the one below it (block -1: the ground); block i at height i.
+// `rates` are the guides' initial slip rates, `push` a force along x on the
+// top block.
+std::string block_stack(const std::vector<double>& m, const std::vector<double>& mu,
+                        const std::vector<double>& mu_static, const std::vector<double>& rates,
+                        double push) {
+  const std::size_t n = m.size();
   std::string text = "ictus: 1\ngravity: [0, -9.81, 0]\nbodies:\n";
-  for (int i = 0; i < 7; ++i)
+  for (std::size_t i = 0; i < n; ++i)
     text += fmt::format("  b{}: {{mass: {}, inertia: [0.1, 0.1, 0.1], position: [0, {}, 0]}}\n", i,
                         m[i], i);
   text += "joints:\n";
-  for (int i = 0; i < 7; ++i)
+  for (std::size_t i = 0; i < n; ++i)
     text += fmt::format(
         "  g{}: {{type: prismatic, between: [{}, b{}], at: [0, {}, 0], axis: [1, 0, 0], "
-        "friction: {}}}\n",
-        i, i == 0 ? std::string("ground") : fmt::format("b{}", i - 1), i, i, mu[i]);
+        "friction: {{mu: {}, mu_static: {}}}}}\n",
+        i, i == 0 ? std::string("ground") : fmt::format("b{}", i - 1), i, i, mu[i], mu_static[i]);
+  if (push != 0.0)
+    text +=
+        fmt::format("forces:\n  push: {{type: force, on: b{}, direction: [1, 0, 0], value: {}}}\n",
+                    n - 1, push);
   text += "initial_velocities:\n";
-  for (int i = 0; i < 7; ++i) {
-    rates[i] = -(a[i] - (i > 0 ? a[i - 1] : 0.0)) * kT;
-    EXPECT_GT(rates[i] * sign(i), 0.0);  // each slips the way it is set to
-    text += fmt::format("  g{}.v: {:.17g}\n", i, rates[i]);
-  }
+  for (std::size_t i = 0; i < n; ++i) text += fmt::format("  g{}.v: {:.17g}\n", i, rates[i]);
   text += "simulate: {until: 0.3, output_step: 0.001, rtol: 1e-10, atol: 1e-12}\n";
   return text;
 }
 
-TEST(CoupledFriction, SevenGuidesStoppingTogetherAllStickAndStayAtRest) {
-  std::array<double, 7> rates{};
-  const Model model = parse_model(seven_block_stack(rates), "stack.yaml");
+// Guides sliding alternately forward and backward, all stopping at
+// T = 0.1 s. With slip signs s_i and N_i = g sum_{j>=i} m_j,
+//   m_i a_i = -mu_i N_i s_i + mu_{i+1} N_{i+1} s_{i+1},   u_i'' = a_i - a_{i-1},
+// constant (plus `push` on the top block), and u_i'(0) = -u_i'' T. The
+// closed form's initial rates.
+std::vector<double> stopping_rates(const std::vector<double>& m, const std::vector<double>& mu,
+                                   double push = 0.0) {
+  const auto n = static_cast<int>(m.size());
+  std::vector<double> a(m.size()), normal(m.size()), rates(m.size());
+  for (int i = n - 1; i >= 0; --i) normal[i] = kG * m[i] + (i < n - 1 ? normal[i + 1] : 0.0);
+  const auto sign = [](int i) { return i % 2 == 0 ? 1.0 : -1.0; };
+  for (int i = 0; i < n; ++i)
+    a[i] = (-mu[i] * normal[i] * sign(i) +
+            (i < n - 1 ? mu[i + 1] * normal[i + 1] * sign(i + 1) : push)) /
+           m[i];
+  for (int i = 0; i < n; ++i) {
+    rates[i] = -(a[i] - (i > 0 ? a[i - 1] : 0.0)) * kT;
+    EXPECT_GT(rates[i] * sign(i), 0.0);  // each slips the way it is set to
+  }
+  return rates;
+}
+
+// At T nothing pushes: all stick and stay.
+void expect_all_stick_and_stay(const std::vector<double>& m, const std::vector<double>& mu) {
+  const std::size_t n = m.size();
+  const std::vector<double> rates = stopping_rates(m, mu);
+  const Model model = parse_model(block_stack(m, mu, mu, rates, 0.0), "stack.yaml");
   std::vector<std::string> channels = {"energy.kinetic", "energy.dissipated", "energy.balance"};
-  for (int i = 0; i < 7; ++i) channels.push_back(fmt::format("g{}.v", i));
+  for (std::size_t i = 0; i < n; ++i) channels.push_back(fmt::format("g{}.v", i));
   const test::RecordedRun r = test::run_and_record(model, channels);
-  int sticks = 0;
+  std::size_t sticks = 0;
   for (const EventRecord& e : r.events) {
     if (e.kind == "end" || (e.kind == "slip" && e.t == 0.0)) continue;
     EXPECT_EQ(e.kind, "stick") << e.name << " at " << e.t << ": " << e.detail;
     EXPECT_NEAR(e.t, kT, 1e-12) << e.name;
     ++sticks;
   }
-  EXPECT_EQ(sticks, 7);
+  EXPECT_EQ(sticks, n);
   for (std::size_t k = 0; k < r.t.size(); ++k) {
     if (r.t[k] <= kT + 1e-9) continue;
-    for (int i = 0; i < 7; ++i) EXPECT_NEAR(r[fmt::format("g{}.v", i)][k], 0.0, 1e-12) << r.t[k];
+    for (std::size_t i = 0; i < n; ++i)
+      EXPECT_NEAR(r[fmt::format("g{}.v", i)][k], 0.0, 1e-12) << r.t[k];
   }
-  // the initial kinetic energy, all dissipated by the seven guides
+  // the initial kinetic energy, all dissipated by the guides
   double velocity = 0.0, kinetic0 = 0.0;
-  for (int i = 0; i < 7; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     velocity += rates[i];
-    kinetic0 += 0.5 * kStackMass[i] * velocity * velocity;
+    kinetic0 += 0.5 * m[i] * velocity * velocity;
   }
   EXPECT_NEAR(r.final("energy.dissipated"), kinetic0, 1e-9 * kinetic0);
   EXPECT_LT(r.final("energy.kinetic"), 1e-20);
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9 * kinetic0);
+}
+
+// Seven were beyond the first joint decision (at most 6), and one after the
+// other they set the stack moving again (1.9 J of kinetic energy from rest
+// at 0.3 s).
+TEST(CoupledFriction, SevenGuidesStoppingTogetherAllStickAndStayAtRest) {
+  expect_all_stick_and_stay({1, 4, 1, 4, 1, 4, 4}, {0.3, 0.5, 0.3, 0.5, 0.3, 0.5, 0.5});
+}
+
+// Sixteen, beyond the enumeration (12): decided through the complementarity
+// problem (docs/theory/friction.md, "Several at zero rate").
+TEST(CoupledFriction, SixteenGuidesStoppingTogetherAllStickAndStayAtRest) {
+  std::vector<double> m, mu;
+  for (int i = 0; i < 16; ++i) {
+    m.push_back(i % 2 == 0 ? 1.0 : 4.0);
+    mu.push_back(i % 2 == 0 ? 0.3 : 0.5);
+  }
+  expect_all_stick_and_stay(m, mu);
+}
+
+// The sixteen pushed on the top block with P = 50 N, stopping together at
+// T (the push in the closed form before T). Held, guide 14 (m = 1 below
+// m = 4; N14 = 5 g) would carry P > mu N14 = 14.715 N; guide 15 slipping
+// passes mu N15 = 19.62 N down, still more: both slip on forward, the other
+// fourteen stick:
+//   u14'' = (mu N15 - mu N14)/m14 = 4.905,  u15'' = (P - mu N15)/m15 - u14'' = 2.69 m/s^2,
+// and guide 13 holds mu N14 (the consistent combination with the most
+// stuck, found by exhaustive enumeration outside ictus). Decided one after
+// the other (each with the kinetic forces of the slips that just ended),
+// the stack does not do this.
+TEST(CoupledFriction, SixteenGuidesStoppingTogetherUnderAPushTheTopTwoSlipOn) {
+  constexpr int kN = 16;
+  constexpr double kPush = 50;
+  std::vector<double> m, mu;
+  for (int i = 0; i < kN; ++i) {
+    m.push_back(i % 2 == 0 ? 1.0 : 4.0);
+    mu.push_back(i % 2 == 0 ? 0.3 : 0.5);
+  }
+  const std::vector<double> rates = stopping_rates(m, mu, kPush);
+  const Model model = parse_model(block_stack(m, mu, mu, rates, kPush), "stack.yaml");
+  std::vector<std::string> channels = {"energy.balance"};
+  for (int i = 0; i < kN; ++i) {
+    channels.push_back(fmt::format("g{}.v", i));
+    channels.push_back(fmt::format("g{}.friction", i));
+  }
+  const test::RecordedRun r = test::run_and_record(model, channels);
+  const double f14 = 0.3 * 5 * kG, f15 = 0.5 * 4 * kG;
+  const double a14 = (f15 - f14) / 1, a15 = (kPush - f15) / 4 - a14;
+  int switches = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "end" || (e.kind == "slip" && e.t == 0.0)) continue;
+    EXPECT_NEAR(e.t, kT, 1e-12) << e.name;
+    // guide 14 slips on forward; guide 15, slipping backward, turns forward
+    const std::string kind = e.name == "g14.friction"   ? "slip"
+                             : e.name == "g15.friction" ? "reversal"
+                                                        : "stick";
+    EXPECT_EQ(e.kind, kind) << e.name << ": " << e.detail;
+    ++switches;
+  }
+  EXPECT_EQ(switches, kN);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    if (!(t > kT + 1e-9)) continue;  // after the event (its left limit is recorded too)
+    for (int i = 0; i < kN; ++i) {
+      const double v = i == 14 ? a14 * (t - kT) : i == 15 ? a15 * (t - kT) : 0.0;
+      EXPECT_NEAR(r[fmt::format("g{}.v", i)][k], v, 1e-9) << "g" << i << " at " << t;
+    }
+    EXPECT_NEAR(r["g13.friction"][k], -f14, 1e-9) << t;
+    EXPECT_NEAR(r["g14.friction"][k], -f14, 1e-9) << t;
+    EXPECT_NEAR(r["g15.friction"][k], -f15, 1e-9) << t;
+  }
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// Sixteen unit blocks at rest, N_i = (16 - i) g, all guides mu = 0.5 but two
+// weak ones: guide 4 (N = 12 g; mu 0.01, mu_s 0.015) and guide 12 (N = 4 g;
+// mu 0.05, mu_s 0.08), and a push P = 5 N on the top block. Held, guide 12
+// would carry P > mu_s N = 3.139 N; slipping, it passes its kinetic
+// mu N = 1.962 N down, more than guide 4 holds (1.766 N). Both start to
+// slip, everything else stays stuck:
+//   top four:    4 aC = P - mu12 N12,            aC = 0.7595 m/s^2,
+//   middle eight: 8 aB = mu12 N12 - mu4 N4,      aB = 0.0981 m/s^2,
+// u4'' = aB and u12'' = aC - aB; the stuck guides carry at most 2.72 N.
+// Holding only one of the two is inconsistent (guide 4 would carry
+// 1.962 > 1.766 N; guide 12, 5 - 4 (P - mu_s4 N4)/12 = 3.726 > 3.139 N).
+TEST(CoupledFriction, APushedStackOfSixteenStartsToSlipAtItsTwoWeakGuides) {
+  constexpr int kN = 16;
+  constexpr double kPush = 5;
+  std::vector<double> m(kN, 1.0), mu(kN, 0.5), mu_static(kN, 0.5), rates(kN, 0.0);
+  mu[4] = 0.01;
+  mu_static[4] = 0.015;
+  mu[12] = 0.05;
+  mu_static[12] = 0.08;
+  const Model model = parse_model(block_stack(m, mu, mu_static, rates, kPush), "stack.yaml");
+  std::vector<std::string> channels = {"energy.balance"};
+  for (int i = 0; i < kN; ++i) {
+    channels.push_back(fmt::format("g{}.v", i));
+    channels.push_back(fmt::format("g{}.friction", i));
+  }
+  const test::RecordedRun r = test::run_and_record(model, channels);
+  const double f4 = mu[4] * 12 * kG, f12 = mu[12] * 4 * kG;
+  const double aC = (kPush - f12) / 4, aB = (f12 - f4) / 8;
+  int slips = 0, sticks = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "end") continue;
+    EXPECT_EQ(e.t, 0.0) << e.name << " " << e.kind;
+    const bool weak = e.name == "g4.friction" || e.name == "g12.friction";
+    EXPECT_EQ(e.kind, weak ? "slip" : "stick") << e.name << ": " << e.detail;
+    ++(weak ? slips : sticks);
+  }
+  EXPECT_EQ(slips, 2);
+  EXPECT_EQ(sticks, kN - 2);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    for (int i = 0; i < kN; ++i) {
+      const double v = i == 4 ? aB * t : i == 12 ? (aC - aB) * t : 0.0;
+      EXPECT_NEAR(r[fmt::format("g{}.v", i)][k], v, 1e-9) << "g" << i << " at " << t;
+    }
+    if (t > 0.0) {
+      EXPECT_NEAR(r["g4.friction"][k], -f4, 1e-9) << t;
+      EXPECT_NEAR(r["g12.friction"][k], -f12, 1e-9) << t;
+      // within the top four, guide i (12 < i) carries what accelerates the blocks above it
+      for (int i = 13; i < kN; ++i)
+        EXPECT_NEAR(r[fmt::format("g{}.friction", i)][k], (kN - i) * aC - kPush, 1e-9) << t;
+    }
+  }
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
 }  // namespace
