@@ -18,28 +18,47 @@ namespace ictus::internal {
 
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
+namespace detail {
+
+// column j of ldlt6 (compile-time j: every loop has a fixed trip count
+// and unrolls), with w_k = L_jk d_k formed once for the whole column
+template <int j>
+inline bool ldlt6_column(Mat6& a, Vec6& inverse_pivots, double& smallest) {
+  double w[j + 1];
+  double d = a(j, j);
+  for (int k = 0; k < j; ++k) {
+    w[k] = a(j, k) * a(k, k);
+    d -= a(j, k) * w[k];
+  }
+  if (!(d > 0.0)) return false;
+  // a division only where the ratio falls (the divisions were the
+  // factorisation's critical path)
+  if (d < smallest * a(j, j)) smallest = d / a(j, j);
+  a(j, j) = d;
+  inverse_pivots(j) = 1.0 / d;
+  for (int i = j + 1; i < 6; ++i) {
+    double s = a(i, j);
+    for (int k = 0; k < j; ++k) s -= a(i, k) * w[k];
+    a(i, j) = s * inverse_pivots(j);
+  }
+  return true;
+}
+
+}  // namespace detail
+
 /// a = L D L^T in place (unit L strictly below the diagonal, D on it; the
 /// upper triangle is not read); inverse_pivots = 1 / D. Returns the
 /// smallest pivot ratio D_k / a_kk (the squared sine of the angle between
 /// row k and the rows before it), or 0 if a is not positive definite.
 inline double ldlt6(Mat6& a, Vec6& inverse_pivots) {
   double smallest = std::numeric_limits<double>::infinity();
-  for (int j = 0; j < 6; ++j) {
-    double d = a(j, j);
-    for (int k = 0; k < j; ++k) d -= a(j, k) * a(j, k) * a(k, k);
-    if (!(d > 0.0)) return 0.0;
-    // a division only where the ratio falls (the divisions were the
-    // factorisation's critical path)
-    if (d < smallest * a(j, j)) smallest = d / a(j, j);
-    a(j, j) = d;
-    inverse_pivots(j) = 1.0 / d;
-    for (int i = j + 1; i < 6; ++i) {
-      double s = a(i, j);
-      for (int k = 0; k < j; ++k) s -= a(i, k) * a(j, k) * a(k, k);
-      a(i, j) = s * inverse_pivots(j);
-    }
-  }
-  return smallest;
+  const bool positive = detail::ldlt6_column<0>(a, inverse_pivots, smallest) &&
+                        detail::ldlt6_column<1>(a, inverse_pivots, smallest) &&
+                        detail::ldlt6_column<2>(a, inverse_pivots, smallest) &&
+                        detail::ldlt6_column<3>(a, inverse_pivots, smallest) &&
+                        detail::ldlt6_column<4>(a, inverse_pivots, smallest) &&
+                        detail::ldlt6_column<5>(a, inverse_pivots, smallest);
+  return positive ? smallest : 0.0;
 }
 
 /// b := L^-1 b for the unit L of ldlt6 (b: 6 rows, any columns).

@@ -230,32 +230,19 @@ void System::Impl::fill_lock_errors(int j) {
 }
 
 void System::Impl::solve_dynamics() {
-  // unconstrained accelerations M^-1 f
-  for (int b = 0; b < n; ++b) {
-    const auto i = static_cast<std::size_t>(b);
-    free_accelerations[i].head<3>() = inverse_mass[i].inv_mass * loads[i].force_W;
-    free_accelerations[i].tail<3>() = inverse_mass[i].inv_inertia * loads[i].torque_B;
-  }
   dropped_row_violated = false;
   double kept_residual = 0.0;  // largest |D u - h| of the independent rows (drift)
   const double beta_c = stabilisation.baumgarte_position;
   const double beta_k = stabilisation.baumgarte_velocity;
   const auto m = rows.size();
   for (std::size_t r = 0; r < m; ++r) {
-    if (dropped[r] != 0) {
-      rhs(static_cast<Eigen::Index>(r)) = 0.0;
-      continue;
-    }
+    if (dropped[r] != 0) continue;
     const ConstraintRow& row = rows[r];
     const double du = row_rate(static_cast<int>(r));
-    const double dfree = D.row_times(static_cast<int>(r), [this](BodyIndex b) -> const Vec6& {
-      return free_accelerations[static_cast<std::size_t>(b)];
-    });
     kept_residual = std::max(kept_residual, std::abs(du - row.target));
     // seed 000 eq. 7: hc = -beta_c Delta - beta_k Delta'
     double stabilising = beta_k * (du - row.target);
     if (row.has_position_error) stabilising += beta_c * row.position_error;
-    rhs(static_cast<Eigen::Index>(r)) = row.gamma - stabilising - dfree;
     kkt_rhs(static_cast<Eigen::Index>(r)) = row.gamma - stabilising;
   }
 
@@ -274,6 +261,7 @@ void System::Impl::solve_dynamics() {
   tree_used = solve_on_tree();
   bool ok = true;
   if (!tree_used) {
+    set_schur_rhs();
     solver.assemble(rows, inverse_mass, dropped);
     ok = solver.factorize();
   }
@@ -352,6 +340,26 @@ void System::Impl::solve_dynamics() {
   if (!std::isfinite(power.applied) || !std::isfinite(power.dissipated))
     throw SimulationError(t, "a force element returned a non-finite value");
   dynamics_valid = true;
+}
+
+void System::Impl::set_schur_rhs() {
+  // unconstrained accelerations M^-1 f
+  for (int b = 0; b < n; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    free_accelerations[i].head<3>() = inverse_mass[i].inv_mass * loads[i].force_W;
+    free_accelerations[i].tail<3>() = inverse_mass[i].inv_inertia * loads[i].torque_B;
+  }
+  // S p = b - D M^-1 f
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (dropped[r] != 0) {
+      rhs(static_cast<Eigen::Index>(r)) = 0.0;
+      continue;
+    }
+    const double dfree = D.row_times(static_cast<int>(r), [this](BodyIndex b) -> const Vec6& {
+      return free_accelerations[static_cast<std::size_t>(b)];
+    });
+    rhs(static_cast<Eigen::Index>(r)) = kkt_rhs(static_cast<Eigen::Index>(r)) - dfree;
+  }
 }
 
 bool System::Impl::tree_may_solve() {

@@ -250,6 +250,9 @@ struct System::Impl {
   void compute_loads();
   void compute_rows();
   void solve_dynamics();
+  // rhs := b - D M^-1 f, the sparse path's right-hand side (the tree solves
+  // with kkt_rhs and the loads and needs neither)
+  void set_schur_rhs();
   void compute_all(double t, const VecX& y);
   /// Two-pass scheme (seed 003): the nonlinear parts of the force elements at
   /// (time, state) replace theirs in every evaluation until unfrozen.

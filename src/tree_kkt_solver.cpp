@@ -168,23 +168,26 @@ bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Bod
         static_cast<int>(p);
   path_begin_.assign(1, 0);
   path_node_.clear();
-  for (const RowBodies& rb : cut_bodies_) {
+  for (std::size_t first = 0; first < cut_bodies_.size(); first += kCutBlock) {
+    // the union of the group's paths
     std::vector<int> path;
-    for (BodyIndex b : {rb.base, rb.follower})
-      while (b != kGround) {
-        path.push_back(body_position[static_cast<std::size_t>(b)]);
-        const int e = parent_edge_[static_cast<std::size_t>(b)];
-        if (e < 0) break;
-        path.push_back(edge_position[static_cast<std::size_t>(e)]);
-        b = edges_[static_cast<std::size_t>(e)].parent;
-      }
+    for (std::size_t k = first; k < std::min(first + kCutBlock, cut_bodies_.size()); ++k)
+      for (BodyIndex b : {cut_bodies_[k].base, cut_bodies_[k].follower})
+        while (b != kGround) {
+          path.push_back(body_position[static_cast<std::size_t>(b)]);
+          const int e = parent_edge_[static_cast<std::size_t>(b)];
+          if (e < 0) break;
+          path.push_back(edge_position[static_cast<std::size_t>(e)]);
+          b = edges_[static_cast<std::size_t>(e)].parent;
+        }
     std::sort(path.begin(), path.end());
     path.erase(std::unique(path.begin(), path.end()), path.end());
     path_node_.insert(path_node_.end(), path.begin(), path.end());
     path_begin_.push_back(static_cast<int>(path_node_.size()));
   }
-  path_y_.assign(path_node_.size(), Vec6::Zero());
-  path_w_.assign(path_node_.size(), Vec6::Zero());
+  path_y_.assign(path_node_.size(), CutBlock::Zero());
+  path_w_.assign(path_node_.size(), CutBlock::Zero());
+  body_block_.assign(n, CutBlock::Zero());
 
   const auto m = edges_.size();
   edge_child_.assign(m, Mat6::Zero());
@@ -192,6 +195,7 @@ bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Bod
   edge_pivot_.assign(m, Mat6::Zero());
   edge_inverse_diagonal_.assign(m, Vec6::Ones());
   edge_vector_.assign(m, Vec6::Zero());
+  edge_block_.assign(m, CutBlock::Zero());
   usable_ = true;
   return true;
 }
@@ -265,10 +269,20 @@ bool TreeKktSolver::factorize_cut_rows(std::span<const ConstraintRow> rows) {
   }
   // K = Y^T D^-1 Y with Y = L^-1 [D_c^T; 0] (H = L D L^T): column k of Y
   // is non-zero only on the paths from cut row k's bodies to their roots
-  for (std::size_t k = 0; k < cuts; ++k) forward_on_path(k);
-  for (std::size_t k = 0; k < cuts; ++k)
-    for (std::size_t j = k; j < cuts; ++j)
-      schur_(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k)) = path_product(j, k);
+  const std::size_t groups = cut_groups();
+  for (std::size_t g = 0; g < groups; ++g) forward_on_path(g);
+  for (std::size_t h = 0; h < groups; ++h)
+    for (std::size_t g = h; g < groups; ++g) {
+      const auto block = path_product(g, h);
+      for (std::size_t a = 0; a < kCutBlock; ++a)
+        for (std::size_t c = 0; c < kCutBlock; ++c) {
+          const std::size_t j = kCutBlock * g + a;
+          const std::size_t k = kCutBlock * h + c;
+          if (j < cuts && j >= k)
+            schur_(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k)) =
+                block(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(c));
+        }
+    }
   schur_factor_.compute(schur_);
   if (schur_factor_.info() != Eigen::Success) return false;
   // K's pivots against S's diagonal (D M^-1 D^T)_kk: squared sines
@@ -293,11 +307,11 @@ Vec6 TreeKktSolver::row_on_body(const Vec6& j, BodyIndex body) const {
   return out;
 }
 
-void TreeKktSolver::add_cut_row_transpose(std::size_t k) {
+void TreeKktSolver::add_cut_row_transpose(std::size_t k, int c) {
   const RowBodies& rb = cut_bodies_[k];
-  if (rb.base != kGround) body_vector_[static_cast<std::size_t>(rb.base)] += cut_base_[k];
+  if (rb.base != kGround) body_block_[static_cast<std::size_t>(rb.base)].col(c) += cut_base_[k];
   if (rb.follower != kGround)
-    body_vector_[static_cast<std::size_t>(rb.follower)] += cut_follower_[k];
+    body_block_[static_cast<std::size_t>(rb.follower)].col(c) += cut_follower_[k];
 }
 
 Vec6& TreeKktSolver::node_vector(const Node& node) {
@@ -305,53 +319,63 @@ Vec6& TreeKktSolver::node_vector(const Node& node) {
   return node.is_edge ? edge_vector_[i] : body_vector_[i];
 }
 
-void TreeKktSolver::forward_node(const Node& node) {
+template <class Block>
+void TreeKktSolver::forward_node(const Node& node, std::vector<Block>& body,
+                                 std::vector<Block>& edge) {
   const auto i = static_cast<std::size_t>(node.index);
   if (!node.is_edge) {
-    ldlt6_solve(body_pivot_[i], body_inverse_diagonal_[i], body_vector_[i]);
+    ldlt6_solve(body_pivot_[i], body_inverse_diagonal_[i], body[i]);
     const int e = parent_edge_[i];
     if (e >= 0)
-      edge_vector_[static_cast<std::size_t>(e)].noalias() -=
-          edge_child_[static_cast<std::size_t>(e)] * body_vector_[i];
+      edge[static_cast<std::size_t>(e)].noalias() -=
+          edge_child_[static_cast<std::size_t>(e)] * body[i];
     return;
   }
-  ldlt6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], edge_vector_[i]);
-  edge_vector_[i] = -edge_vector_[i];  // D_e = -P_e
+  ldlt6_solve(edge_pivot_[i], edge_inverse_diagonal_[i], edge[i]);
+  edge[i] = -edge[i];  // D_e = -P_e
   const BodyIndex parent = edges_[i].parent;
   if (parent != kGround)
-    body_vector_[static_cast<std::size_t>(parent)].noalias() -=
-        edge_parent_[i].transpose() * edge_vector_[i];
+    body[static_cast<std::size_t>(parent)].noalias() -= edge_parent_[i].transpose() * edge[i];
 }
 
-void TreeKktSolver::forward_on_path(std::size_t k) {
-  const auto begin = static_cast<std::size_t>(path_begin_[k]);
-  const auto end = static_cast<std::size_t>(path_begin_[k + 1]);
+void TreeKktSolver::forward_on_path(std::size_t g) {
+  const auto begin = static_cast<std::size_t>(path_begin_[g]);
+  const auto end = static_cast<std::size_t>(path_begin_[g + 1]);
+  auto block = [this](const Node& node) -> CutBlock& {
+    const auto i = static_cast<std::size_t>(node.index);
+    return node.is_edge ? edge_block_[i] : body_block_[i];
+  };
   for (std::size_t p = begin; p < end; ++p)
-    node_vector(order_[static_cast<std::size_t>(path_node_[p])]).setZero();
-  add_cut_row_transpose(k);
+    block(order_[static_cast<std::size_t>(path_node_[p])]).setZero();
+  for (int c = 0; c < kCutBlock; ++c) {
+    const std::size_t k = kCutBlock * g + static_cast<std::size_t>(c);
+    if (k < cut_rows_.size()) add_cut_row_transpose(k, c);
+  }
   // the path in elimination order: each node's parent is on it
   for (std::size_t p = begin; p < end; ++p) {
     const Node& node = order_[static_cast<std::size_t>(path_node_[p])];
-    path_y_[p] = node_vector(node);
-    forward_node(node);
-    path_w_[p] = node_vector(node);
+    path_y_[p] = block(node);
+    forward_node(node, body_block_, edge_block_);
+    path_w_[p] = block(node);
   }
 }
 
-double TreeKktSolver::path_product(std::size_t j, std::size_t k) const {
-  // y_j^T D^-1 y_k over the nodes the two paths share (sorted positions)
-  auto p = static_cast<std::size_t>(path_begin_[j]);
-  auto q = static_cast<std::size_t>(path_begin_[k]);
-  const auto p_end = static_cast<std::size_t>(path_begin_[j + 1]);
-  const auto q_end = static_cast<std::size_t>(path_begin_[k + 1]);
-  double sum = 0.0;
+Eigen::Matrix<double, TreeKktSolver::kCutBlock, TreeKktSolver::kCutBlock>
+TreeKktSolver::path_product(std::size_t g, std::size_t h) const {
+  // Y_g^T D^-1 Y_h over the nodes the two paths share (sorted positions)
+  auto p = static_cast<std::size_t>(path_begin_[g]);
+  auto q = static_cast<std::size_t>(path_begin_[h]);
+  const auto p_end = static_cast<std::size_t>(path_begin_[g + 1]);
+  const auto q_end = static_cast<std::size_t>(path_begin_[h + 1]);
+  Eigen::Matrix<double, kCutBlock, kCutBlock> sum =
+      Eigen::Matrix<double, kCutBlock, kCutBlock>::Zero();
   while (p < p_end && q < q_end) {
     if (path_node_[p] < path_node_[q]) {
       ++p;
     } else if (path_node_[q] < path_node_[p]) {
       ++q;
     } else {
-      sum += path_y_[p].dot(path_w_[q]);
+      sum.noalias() += path_y_[p].transpose() * path_w_[q];
       ++p;
       ++q;
     }
@@ -372,24 +396,34 @@ void TreeKktSolver::set_tree_rhs(const VecX& b) {
 void TreeKktSolver::solve_loaded(const VecX& b, std::span<Vec6> accelerations, VecX& multipliers) {
   set_tree_rhs(b);
   // L z = r, z := D^-1 z
-  for (const Node& node : order_) forward_node(node);
+  for (const Node& node : order_) forward_node(node, body_vector_, edge_vector_);
   const std::size_t cuts = cut_rows_.size();
   if (cuts > 0) {
+    using GroupVector = Eigen::Matrix<double, kCutBlock, 1>;
     // K mu_c = D_c H^-1 r - b_c = Y^T z - b_c; then z := z - D^-1 Y mu_c
-    for (std::size_t k = 0; k < cuts; ++k) {
-      double value = -b(cut_rows_[k]);
-      for (auto p = static_cast<std::size_t>(path_begin_[k]);
-           p < static_cast<std::size_t>(path_begin_[k + 1]); ++p)
-        value += path_y_[p].dot(node_vector(order_[static_cast<std::size_t>(path_node_[p])]));
-      cut_vector_(static_cast<Eigen::Index>(k)) = value;
+    for (std::size_t g = 0; g < cut_groups(); ++g) {
+      GroupVector value = GroupVector::Zero();
+      for (auto p = static_cast<std::size_t>(path_begin_[g]);
+           p < static_cast<std::size_t>(path_begin_[g + 1]); ++p)
+        value.noalias() +=
+            path_y_[p].transpose() * node_vector(order_[static_cast<std::size_t>(path_node_[p])]);
+      for (std::size_t c = 0; c < kCutBlock && kCutBlock * g + c < cuts; ++c) {
+        const std::size_t k = kCutBlock * g + c;
+        cut_vector_(static_cast<Eigen::Index>(k)) =
+            value(static_cast<Eigen::Index>(c)) - b(cut_rows_[k]);
+      }
     }
     schur_factor_.solveInPlace(cut_vector_);
-    for (std::size_t k = 0; k < cuts; ++k) {
-      const double mu = cut_vector_(static_cast<Eigen::Index>(k));
-      for (auto p = static_cast<std::size_t>(path_begin_[k]);
-           p < static_cast<std::size_t>(path_begin_[k + 1]); ++p)
-        node_vector(order_[static_cast<std::size_t>(path_node_[p])]) -= mu * path_w_[p];
-      multipliers(cut_rows_[k]) = -mu;
+    for (std::size_t g = 0; g < cut_groups(); ++g) {
+      GroupVector mu = GroupVector::Zero();  // 0 for a group's missing last column
+      for (std::size_t c = 0; c < kCutBlock && kCutBlock * g + c < cuts; ++c) {
+        const std::size_t k = kCutBlock * g + c;
+        mu(static_cast<Eigen::Index>(c)) = cut_vector_(static_cast<Eigen::Index>(k));
+        multipliers(cut_rows_[k]) = -mu(static_cast<Eigen::Index>(c));
+      }
+      for (auto p = static_cast<std::size_t>(path_begin_[g]);
+           p < static_cast<std::size_t>(path_begin_[g + 1]); ++p)
+        node_vector(order_[static_cast<std::size_t>(path_node_[p])]).noalias() -= path_w_[p] * mu;
     }
   }
   solve_backward();

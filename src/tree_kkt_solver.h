@@ -39,12 +39,13 @@
 // Column k of Y is non-zero only on the path from cut row k's two bodies
 // to their roots (a forward pass on that path alone), so K costs a few
 // path products and an evaluation one forward and one backward pass, as on
-// a tree, plus the small dense solve. K = D_c W D_c^T, W the inverse mass
-// of the mechanism cut open, is symmetric positive definite when the kept
-// rows are independent (a dense Cholesky factorises it). Its pivots against
-// the diagonal of S, L_kk^2 / (D M^-1 D^T)_kk, are the squared sines of the
-// angles between a cut row and the span of the rows before it, as the
-// pivots of S measure them (schur_solver.h).
+// a tree, plus the small dense solve. The columns go through the forward
+// pass two at a time (a 6x2 block per node on the union of their paths,
+// one SIMD register per row): the rows of one cut joint share their path. K = D_c W D_c^T, W the
+// inverse mass of the mechanism cut open, is symmetric positive definite when the kept rows are
+// independent (a dense Cholesky factorises it). Its pivots against the diagonal of S, L_kk^2 / (D
+// M^-1 D^T)_kk, are the squared sines of the angles between a cut row and the span of the rows
+// before it, as the pivots of S measure them (schur_solver.h).
 //
 // Redundant rows are the general sparse path's to find (constraint_rank.h):
 // analyse() leaves the dropped rows out (the sparse path gives them no
@@ -70,6 +71,8 @@ namespace ictus::internal {
 class TreeKktSolver {
  public:
   static constexpr int kMaxEdgeRows = 6;
+  // cut-row columns of Y that share a forward pass
+  static constexpr int kCutBlock = 2;
 
   /// Groups the rows that are not dropped into edges, chooses the spanning
   /// forest and the cut rows and sets the elimination order (allocates).
@@ -123,22 +126,28 @@ class TreeKktSolver {
     bool is_edge;
   };
 
+  // kCutBlock columns of Y (row-major: a row is one SIMD register)
+  using CutBlock = Eigen::Matrix<double, 6, kCutBlock, Eigen::RowMajor>;
+
   Vec6& node_vector(const Node& node);
-  // one node of the forward pass L z = r, z := D^-1 z (Baraff's, leaves first)
-  void forward_node(const Node& node);
+  // one node of the forward pass L z = r, z := D^-1 z (Baraff's, leaves
+  // first) on per-body and per-edge vectors (Vec6) or column blocks
+  template <class Block>
+  void forward_node(const Node& node, std::vector<Block>& body, std::vector<Block>& edge);
   // L^T x = z (root first)
   void solve_backward();
-  // column k of Y = L^-1 [D_c^T; 0] and of D^-1 Y on its path
-  void forward_on_path(std::size_t k);
-  // (Y^T D^-1 Y)_jk
-  double path_product(std::size_t j, std::size_t k) const;
+  // columns kCutBlock g .. of Y = L^-1 [D_c^T; 0] and of D^-1 Y on their path
+  void forward_on_path(std::size_t g);
+  // the block (Y^T D^-1 Y) of column groups g and h
+  Eigen::Matrix<double, kCutBlock, kCutBlock> path_product(std::size_t g, std::size_t h) const;
+  std::size_t cut_groups() const { return path_begin_.size() - 1; }
   // solve with body_load_ as the load
   void solve_loaded(const VecX& b, std::span<Vec6> accelerations, VecX& multipliers);
   void set_tree_rhs(const VecX& b);
   bool factorize_cut_rows(std::span<const ConstraintRow> rows);
   Vec6 row_on_body(const Vec6& j, BodyIndex body) const;
-  // body_vector_ += D_c^T e_k
-  void add_cut_row_transpose(std::size_t k);
+  // column c of block[body] += D_c^T e_k
+  void add_cut_row_transpose(std::size_t k, int c);
 
   bool usable_ = false;
   std::vector<Edge> edges_;
@@ -167,13 +176,16 @@ class TreeKktSolver {
   Eigen::MatrixXd schur_;  // K = D_c H^-1 D_c^T (lower triangle)
   Eigen::LLT<Eigen::MatrixXd> schur_factor_;
   VecX cut_vector_;
-  // per cut row k: the nodes (positions in order_, ascending) from its
-  // bodies to their roots, path_begin_[k] .. path_begin_[k + 1], with Y's
-  // column there (path_y_) and D^-1 of it (path_w_)
+  // per group g of kCutBlock cut rows (kCutBlock g ..): the nodes
+  // (positions in order_, ascending) from their bodies to their roots,
+  // path_begin_[g] .. path_begin_[g + 1], with Y's columns there (path_y_)
+  // and D^-1 of them (path_w_)
   std::vector<int> path_begin_;
   std::vector<int> path_node_;
-  std::vector<Vec6> path_y_;
-  std::vector<Vec6> path_w_;
+  std::vector<CutBlock> path_y_;
+  std::vector<CutBlock> path_w_;
+  std::vector<CutBlock> body_block_;  // per body and edge: the forward pass of a group
+  std::vector<CutBlock> edge_block_;
   double smallest_ratio_ = 1.0;
 };
 
