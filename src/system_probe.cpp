@@ -11,20 +11,29 @@
 
 namespace ictus {
 
+namespace {
+
+// The rank decision, named alike in System::Impl and its copy before a probe
+// (buffers sized with the structure: the copies reuse them, no allocation).
+template <class From, class To>
+void copy_rank_decision(const From& from, To& to) {
+  to.dropped = from.dropped;
+  to.rank_change = from.rank_change;
+  to.rank_changes = from.rank_changes;
+  to.geometric_check_below = from.geometric_check_below;
+  to.rank_lowered = from.rank_lowered;
+  to.dropped_row_violated = from.dropped_row_violated;
+  to.inertia_ill_conditioned = from.inertia_ill_conditioned;
+}
+
+}  // namespace
+
 void System::begin_probe() {
   Impl& s = *impl_;
   if (s.probing) return;
   s.probing = true;
-  Impl::RankDecision& b = s.before_probe;
-  // buffers sized with the structure (copies reuse them): no allocation
-  b.dropped = s.dropped;
-  b.rank_change = s.rank_change;
-  b.rank_changes = s.rank_changes;
-  b.geometric_check_below = s.geometric_check_below;
-  b.rank_lowered = s.rank_lowered;
-  b.dropped_row_violated = s.dropped_row_violated;
-  b.inertia_ill_conditioned = s.inertia_ill_conditioned;
-  b.self_stress_saved = false;
+  copy_rank_decision(s, s.before_probe);
+  s.before_probe.self_stress_saved = false;
 }
 
 void System::Impl::keep_self_stress_for_probe() {
@@ -39,19 +48,13 @@ void System::end_probe() {
   if (!s.probing) return;
   s.probing = false;
   Impl::RankDecision& b = s.before_probe;
-  const bool rank_decided = b.self_stress_saved || b.dropped != s.dropped;
-  if (!rank_decided && b.geometric_check_below == s.geometric_check_below &&
-      b.rank_lowered == s.rank_lowered && b.dropped_row_violated == s.dropped_row_violated &&
+  if (!b.self_stress_saved && b.dropped == s.dropped &&
+      b.geometric_check_below == s.geometric_check_below && b.rank_lowered == s.rank_lowered &&
+      b.dropped_row_violated == s.dropped_row_violated &&
       b.inertia_ill_conditioned == s.inertia_ill_conditioned)
     return;
-  s.dropped = b.dropped;
+  copy_rank_decision(b, s);
   if (b.self_stress_saved) s.self_stress = std::move(b.self_stress);
-  s.rank_change = b.rank_change;
-  s.rank_changes = b.rank_changes;
-  s.geometric_check_below = b.geometric_check_below;
-  s.rank_lowered = b.rank_lowered;
-  s.dropped_row_violated = b.dropped_row_violated;
-  s.inertia_ill_conditioned = b.inertia_ill_conditioned;
   // the last evaluation was the probe's, with its rows: not the state's
   s.state_current = false;
   s.dynamics_valid = false;
