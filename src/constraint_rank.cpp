@@ -64,4 +64,13 @@ bool ConstraintRank::independent(std::span<const ConstraintRow> rows,
   return gram_.first_dependent_row(excluded, sine * sine) < 0;
 }
 
+double ConstraintRank::smallest_sine(std::span<const ConstraintRow> rows,
+                                     std::span<const RowBodies> bodies,
+                                     std::span<const char> excluded) {
+  scale(rows, bodies, excluded);
+  gram_.assemble(rows, weights_, excluded);
+  if (!gram_.factorize()) return 0.0;
+  return std::sqrt(std::max(gram_.smallest_pivot_ratio(excluded).first, 0.0));
+}
+
 }  // namespace ictus::internal

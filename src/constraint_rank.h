@@ -59,6 +59,12 @@ class ConstraintRank {
   bool independent(std::span<const ConstraintRow> rows, std::span<const RowBodies> bodies,
                    std::span<const char> excluded, double sine = kTolerance);
 
+  /// The smallest sine between a row and the span of the others (the rows
+  /// not flagged in `excluded`), from the same factorisation as
+  /// independent(); 0 when they are dependent. Allocation-free.
+  double smallest_sine(std::span<const ConstraintRow> rows, std::span<const RowBodies> bodies,
+                       std::span<const char> excluded);
+
   /// The condition of the scaled D of the rows left in by the last call:
   /// the square root of the spread of the pivots of G.
   double condition() const { return condition_; }

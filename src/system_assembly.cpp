@@ -140,7 +140,10 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model, 
     if (for_model) throw ModelError({}, "model", what);
     throw SimulationError(time, what);
   }
-  // dependent rows must be satisfied by the motion of the others
+  // dependent rows must be satisfied by the motion of the others; not those
+  // of a passage through a singular configuration (rank_lowered), which
+  // depend on the others only to first order, within the window
+  if (rank_lowered) return;
   for (const auto& mode : self_stress) {
     const auto r = static_cast<std::size_t>(mode.front().first);  // the dependent row
     if (!rows[r].has_position_error) continue;

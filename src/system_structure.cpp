@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <set>
 
 #include "ictus/constraints/rotation_lock.h"
@@ -161,6 +163,58 @@ bool System::Impl::redetect_rank(double time) {
   for (std::size_t r = 0; r < dropped.size(); ++r)
     if (dropped[r] != before[r]) c.rows[r] = 1;
   return true;
+}
+
+// pivot ratio of S above which no configuration of lower rank is near
+constexpr double kSingularityRatio = 1e-2;
+
+// The smallest pivot ratio of S, free from the solve, is small near a
+// singular configuration but also for small inertias (a slender rod): only
+// then is the geometry asked, the smallest sine of the scaled D
+// (constraint_rank.h), which falls linearly to zero at a crossing whatever
+// the inertia.
+double System::singularity_distance() {
+  Impl& s = *impl_;
+  if (!s.dynamics_valid || s.rows.empty()) return std::numeric_limits<double>::infinity();
+  const double ratio =
+      s.tree_used ? s.tree.smallest_pivot_ratio() : s.solver.smallest_pivot_ratio(s.dropped).first;
+  if (ratio > kSingularityRatio) return std::numeric_limits<double>::infinity();
+  return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped);
+}
+
+// A step placed across a singular configuration (steppers/singular_crossing.h)
+// keeps every row: no stage comes near enough to drop one. The passage is
+// logged as one a stage saw would be: the rows dependent at the crossing.
+void System::note_singular_passage(double t, const VecX& y) {
+  Impl& s = *impl_;
+  s.compute_kinematics(t, y);
+  s.compute_rows();
+  s.rank.find_dependent_rows(s.rows, s.row_bodies, s.no_rows, s.dependent_rows,
+                             Impl::kSingularWindow);
+  long lowest = 0;
+  bool passage = false;
+  for (std::size_t r = 0; r < s.dropped.size(); ++r) {
+    lowest += s.dependent_rows[r] == 0 ? 1 : 0;
+    passage = passage || (s.dependent_rows[r] != 0 && s.dropped[r] == 0);
+  }
+  s.state_current = false;  // the stepper's state is elsewhere
+  if (!passage) return;
+  ++s.rank_changes;
+  Impl::RankChange& c = s.rank_change;
+  if (!c.pending) {
+    c.pending = true;
+    c.time = t;
+    c.last_time = t;
+    c.rank_before = s.structure_rank;
+    c.lowest = s.structure_rank;
+    std::fill(c.rows.begin(), c.rows.end(), char{0});
+  }
+  c.time = std::min(c.time, t);
+  c.last_time = std::max(c.last_time, t);
+  c.rank_after = s.structure_rank;
+  c.lowest = std::min(c.lowest, lowest);
+  for (std::size_t r = 0; r < s.dropped.size(); ++r)
+    if (s.dependent_rows[r] != 0 && s.dropped[r] == 0) c.rows[r] = 1;
 }
 
 void System::Impl::log_rank_change(std::optional<double> time) {

@@ -9,6 +9,7 @@
 // elements (force.h: ForcePart) at a chosen state.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "ictus/math.h"
@@ -74,6 +75,19 @@ class MechanicalSystem {
   /// The structural steppers call it after every step: their O(h^2) drift
   /// would otherwise reach the reactions through the Baumgarte terms.
   virtual bool project(double /*t*/, VecX& /*y*/) { return false; }
+  /// The same to `tolerance` (m or rad, velocities likewise), whatever the
+  /// model's projection settings: the stages an explicit stepper evaluates
+  /// near a singular configuration (steppers/singular_crossing.h).
+  virtual bool project_to(double /*t*/, VecX& /*y*/, double /*tolerance*/) { return false; }
+  /// How far the last evaluation was from a configuration where the rank of
+  /// the constraints falls (a parallelogram's links collinear): a distance
+  /// that falls linearly in time to zero as a motion passes one (the
+  /// smallest sine between a row of the scaled D and the others); +inf when
+  /// no such configuration is near, or without rows.
+  virtual double singularity_distance() { return std::numeric_limits<double>::infinity(); }
+  /// A step passed a singular configuration at about t (state y there)
+  /// without any stage near it: the System logs the passage.
+  virtual void note_singular_passage(double /*t*/, const VecX& /*y*/) {}
 
   /// True if some force element has a nonlinear part that the two-pass
   /// scheme may freeze (seed 003).

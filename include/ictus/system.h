@@ -204,6 +204,9 @@ class System final : public MechanicalSystem {
   bool project(double t, VecX& y, double tolerance);
   /// The same with the model's projection tolerance (mechanical_system.h).
   bool project(double t, VecX& y) override;
+  bool project_to(double t, VecX& y, double tolerance) override { return project(t, y, tolerance); }
+  double singularity_distance() override;
+  void note_singular_passage(double t, const VecX& y) override;
   /// Largest position-level violation of the active holonomic rows.
   double position_violation(double t, const VecX& y);
   /// Largest velocity-level violation |D u - h|.

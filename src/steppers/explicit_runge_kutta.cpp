@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
 
 #include "ictus/error.h"
 
@@ -17,6 +19,8 @@ constexpr double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32700
 // step-size control of dopri5 (Hairer's PI controller, beta = 0.04)
 constexpr double kSafety = 0.9, kBeta = 0.04;
 constexpr double kMaxGrowth = 10.0, kMaxShrink = 5.0;
+// stages near a singular configuration are projected to round-off
+constexpr double kStageTolerance = 1e-12;
 }  // namespace
 
 ExplicitRungeKutta::Tableau ExplicitRungeKutta::tableau(Method method) {
@@ -66,7 +70,11 @@ ExplicitRungeKutta::Tableau ExplicitRungeKutta::tableau(Method method) {
 
 ExplicitRungeKutta::ExplicitRungeKutta(Method method, MechanicalSystem& system,
                                        const StepperOptions& options)
-    : method_(method), system_(system), options_(options), tab_(tableau(method)) {}
+    : method_(method),
+      system_(system),
+      options_(options),
+      tab_(tableau(method)),
+      crossing_(std::span<const double>(tab_.c.data(), static_cast<std::size_t>(tab_.stages))) {}
 
 std::string_view ExplicitRungeKutta::name() const {
   switch (method_) {
@@ -88,8 +96,16 @@ void ExplicitRungeKutta::to_state(const VecX& base, const VecX& z, Eigen::Ref<Ve
 
 void ExplicitRungeKutta::rates(double t, const VecX& z, VecX& k) {
   to_state(base_, z, y_stage_);
-  system_.accelerations(t, y_stage_, k.tail(nv_ + layout_.audit));
-  increment_rate(layout_, z.head(nv_), z.segment(nv_, nv_), k.head(nv_));
+  // near a singular configuration the stage is put onto the constraints:
+  // the rates are those of the projected state (singular_crossing.h)
+  if (crossing_.near() && system_.project_to(t, y_stage_, kStageTolerance)) {
+    system_.accelerations(t, y_stage_, k.tail(nv_ + layout_.audit));
+    v_stage_ = layout_.velocities(y_stage_);
+    increment_rate(layout_, z.head(nv_), v_stage_, k.head(nv_));
+  } else {
+    system_.accelerations(t, y_stage_, k.tail(nv_ + layout_.audit));
+    increment_rate(layout_, z.head(nv_), z.segment(nv_, nv_), k.head(nv_));
+  }
   ++stats_.evaluations;
 }
 
@@ -98,7 +114,9 @@ void ExplicitRungeKutta::reset(double t, const VecX& y) {
   nv_ = layout_.velocity_size();
   nz_ = 2 * nv_ + layout_.audit;
   const auto ny = static_cast<Eigen::Index>(layout_.size());
-  for (VecX* v : {&y_, &base_, &previous_, &y_stage_}) v->resize(ny);
+  for (VecX* v : {&y_, &base_, &previous_, &y_stage_, &state_work_}) v->resize(ny);
+  v_stage_.resize(layout_.velocity_size());
+  crossing_.reset();
   for (VecX* v :
        {&z0_, &z_stage_, &z_new_, &error_, &k_end_, &d0_, &d1_, &d2_, &d3_, &d4_, &z_dense_})
     v->resize(nz_);
@@ -263,6 +281,7 @@ void ExplicitRungeKutta::step(double t_limit) {
       rejected_last_ = false;
       accept(h, last, t_limit);
       h_ = h_next;
+      after_accepted_step();
       return;
     }
     ++stats_.rejected;
@@ -276,6 +295,22 @@ void ExplicitRungeKutta::step(double t_limit) {
     } else {
       h_ = h * std::max(0.1, 0.9 * std::pow(err, -0.2));
     }
+    h_ = crossing_.after_rejection(t_, h, h_);
+  }
+}
+
+void ExplicitRungeKutta::after_accepted_step() {
+  const double distance = system_.singularity_distance();  // of the last stage, at t_
+  if (const std::optional<double> crossed = crossing_.passed(t_previous_, t_)) {
+    interpolate(*crossed, state_work_);
+    system_.note_singular_passage(*crossed, state_work_);
+  }
+  h_ = crossing_.next_step(t_, distance, h_);
+  // near it the accepted state too is put onto the constraints, so that the
+  // projected stages of the next step start from it
+  if (crossing_.near()) {
+    state_work_ = y_;
+    if (system_.project_to(t_, state_work_, kStageTolerance)) continue_corrected(t_, state_work_);
   }
 }
 

@@ -21,6 +21,7 @@
 #include <array>
 
 #include "ictus/stepper.h"
+#include "singular_crossing.h"
 
 namespace ictus {
 
@@ -83,6 +84,11 @@ class ExplicitRungeKutta final : public Stepper {
   double h_last_ = 0.0;
   double previous_error_ = 1e-4;
   bool rejected_last_ = false;
+  // the adaptive methods' steps across a singular configuration
+  internal::SingularCrossing crossing_;
+  VecX v_stage_;     // a projected stage's velocities
+  VecX state_work_;  // a projected accepted state; the state at a crossing
+  void after_accepted_step();
 };
 
 }  // namespace ictus
