@@ -90,11 +90,9 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
 int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   together_.clear();
   const auto count = static_cast<int>(g_last_.size());
-  // a ball's slip has a direction, not a sign: it is decided alone
-  auto candidate = [&](int k) {
-    return system_.stick_slip_enabled(k) && system_.stick_slip_needs_reactions(k) &&
-           !system_.stick_slip_has_direction(k);
-  };
+  // a ball's slip has a direction, not a sign, and structural damping alone
+  // needs the look-ahead at u = 0: they are decided alone
+  auto candidate = [&](int k) { return system_.stick_slip_decided_together(k); };
   if (start) {
     // at t0: the moving elements slip the way they move, those at rest are decided
     system_.evaluate(t, y, Stage::kKinematics);

@@ -1,4 +1,5 @@
-// Several frictional elements (joints, contact tangents) reaching a zero slip
+// Several frictional elements (joints, contact tangents, seed 003's dry
+// friction with its limit F_max fixed at the instant) reaching a zero slip
 // rate at one instant, decided together (docs/theory/friction.md, "Several at
 // zero rate"; Pfeiffer & Glocker 1996, ch. 7: the stick/slip transitions of
 // several contacts are one set-valued problem, not k separate ones).
@@ -60,6 +61,39 @@ const ReactionFriction& element_of(const System::Impl& s, const System::Impl::Fr
   return static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
 }
 
+// An element with a limit of its own (seed 003's dry friction, F_max fixed
+// at the instant): what the slip solve keeps for a frictional joint, taken
+// here from the structure of the instant (every element of the set slips,
+// its hold row open): the hold row's geometry, the coordinate's acceleration
+// and the response of the mechanism to a unit friction force along it.
+System::Impl::FrictionJoint own_limit_member(System::Impl& s, int k) {
+  System::Impl::FrictionJoint m;
+  m.stick_slip = k;
+  m.force = s.stick_slip_forces[static_cast<std::size_t>(k)];
+  const System::Impl::DriverRuntime& hold =
+      s.drivers[static_cast<std::size_t>(s.hold_driver[static_cast<std::size_t>(k)])];
+  const System::Impl::Instance& inst = s.instances[static_cast<std::size_t>(hold.instance)];
+  if (inst.joint >= 0) {
+    m.base = s.live_joints[static_cast<std::size_t>(inst.joint)].base;
+    m.follower = s.live_joints[static_cast<std::size_t>(inst.joint)].follower;
+  } else {
+    m.base = inst.base;
+    m.follower = inst.follower;
+  }
+  const ConstraintContext cc{s.kinematics(m.base), s.kinematics(m.follower), s.t, MotionSample{}};
+  inst.constraint->evaluate(cc, std::span<ConstraintRow>(&m.rate_row, 1));
+  m.unit_acc.assign(static_cast<std::size_t>(s.n), Vec6::Zero());
+  s.unit_response(m, nullptr, m.unit_acc, m.unit_mult);
+  // q'' = D_q u' - gamma_q at the solution, which includes its slip force
+  m.acc = -m.rate_row.gamma;
+  if (m.base != kGround)
+    m.acc += m.rate_row.J_base.dot(s.accelerations[static_cast<std::size_t>(m.base)]);
+  if (m.follower != kGround)
+    m.acc += m.rate_row.J_follower.dot(s.accelerations[static_cast<std::size_t>(m.follower)]);
+  m.unit_valid = true;
+  return m;
+}
+
 // The acceleration-level Coulomb law of the k elements as one linear
 // complementarity problem (Pfeiffer & Glocker 1996, sec. 7.2; Glocker's
 // split of the tangential acceleration into a+ - a-). With the sides of the
@@ -100,20 +134,39 @@ bool coupled_friction_lcp(const MatX& C, const MatX& T, const VecX& a0, const Ve
 
 }  // namespace
 
+bool System::stick_slip_decided_together(int k) const {
+  if (!stick_slip_enabled(k)) return false;
+  if (stick_slip_needs_reactions(k)) return !stick_slip_has_direction(k);
+  return stick_slip_element(k).slip_limit_floor() > 0.0;
+}
+
 void System::decide_friction_together(std::span<const int> elements, std::span<int> modes) {
   Impl& s = *impl_;
   s.ensure_dynamics();
   // a contact tangent whose contact is open has no friction force (N = 0)
   // and acts on nothing: it slips the way its point accelerates. The others
-  // are decided together.
+  // are decided together. An element with a limit of its own (dry friction)
+  // is one whose normal force is its limit F_max, unchanged by the forces
+  // (a row of T zero, y0 = F_max, mu = mu_s = 1, one side).
+  std::vector<Impl::FrictionJoint> own;  // the own-limit elements' responses
+  own.reserve(elements.size());
   std::vector<const Impl::FrictionJoint*> fj;
   std::vector<std::size_t> index;  // into elements
   for (std::size_t e = 0; e < elements.size(); ++e) {
     const Impl::FrictionJoint* f = s.friction_joint_of_stick_slip(elements[e]);
+    if (f == nullptr) {
+      const ForceElement& element = stick_slip_element(elements[e]);
+      if (element.slip_limit_floor() > 0.0 && element.mode() != kStick) {
+        own.push_back(own_limit_member(s, elements[e]));
+        fj.push_back(&own.back());
+        index.push_back(e);
+        continue;
+      }
+    }
     if (f == nullptr || !f->unit_valid)
       throw std::logic_error(
           "decide_friction_together: an element is not a slipping frictional "
-          "joint or contact");
+          "joint, contact or dry-friction element");
     if (f->contact_side >= 0) {
       const int row = s.contact_row(f->contact_side);
       if (row < 0 || s.dropped[static_cast<std::size_t>(row)] != 0) {
@@ -126,17 +179,23 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   }
   const auto k = static_cast<int>(fj.size());
   if (k == 0) return;
-  if (k == 1) {  // one: as it is decided alone, the others without force
+  auto at = [&](int i) -> const Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
+  // its limit is its own F_max (not a reaction)
+  auto own_limit = [&](int i) { return at(i).joint < 0 && at(i).contact_side < 0; };
+  if (k == 1 && !own_limit(0)) {  // one: as it is decided alone, the others without force
     modes[index[0]] = decide_joint_friction(elements[index[0]]);
     return;
   }
-  auto at = [&](int i) -> const Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
+  const ForceContext ctx(s.kin, s.t);
   auto names = [&]() {
     std::string out;
     for (int i = 0; i < k; ++i)
-      out +=
-          fmt::format("{}{} '{}'", i == 0 ? "" : ", ",
-                      at(i).contact_side >= 0 ? "contact" : "joint", element_of(s, at(i)).site());
+      out += fmt::format("{}{} '{}'", i == 0 ? "" : ", ",
+                         own_limit(i)              ? "element"
+                         : at(i).contact_side >= 0 ? "contact"
+                                                   : "joint",
+                         own_limit(i) ? s.forces[static_cast<std::size_t>(at(i).force)]->name()
+                                      : element_of(s, at(i)).site());
     return out;
   };
 
@@ -144,12 +203,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   MatX C(k, k), T(k, k);
   VecX a0(k), y0(k), current(k), mu(k), mu_static(k);
   std::vector<Vec3> t_vec(static_cast<std::size_t>(k));
-  for (int j = 0; j < k; ++j) current(j) = element_of(s, at(j)).force();
+  for (int j = 0; j < k; ++j) current(j) = friction_force(at(j).stick_slip);
   for (int i = 0; i < k; ++i) {
     const Impl::FrictionJoint& fi = at(i);
-    mu(i) = element_of(s, fi).kinetic_lever();
-    mu_static(i) = element_of(s, fi).static_lever();
-    Vec3 f0 = fi.transverse;
     a0(i) = fi.acc;
     for (int j = 0; j < k; ++j) {
       const Impl::FrictionJoint& f = at(j);
@@ -159,9 +215,20 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       if (fi.follower != kGround)
         c += fi.rate_row.J_follower.dot(f.unit_acc[static_cast<std::size_t>(fi.follower)]);
       C(i, j) = c;
-      t_vec[static_cast<std::size_t>(j)] = s.friction_normal(fi, f.unit_mult);
-      f0 -= current(j) * t_vec[static_cast<std::size_t>(j)];
       a0(i) -= current(j) * c;
+    }
+    if (own_limit(i)) {  // |F| <= F_max stuck, F = -s F_max slipping
+      mu(i) = mu_static(i) = 1.0;
+      y0(i) = s.forces[static_cast<std::size_t>(fi.force)]->slip_limit(ctx);
+      T.row(i).setZero();
+      continue;
+    }
+    mu(i) = element_of(s, fi).kinetic_lever();
+    mu_static(i) = element_of(s, fi).static_lever();
+    Vec3 f0 = fi.transverse;
+    for (int j = 0; j < k; ++j) {
+      t_vec[static_cast<std::size_t>(j)] = s.friction_normal(fi, at(j).unit_mult);
+      f0 -= current(j) * t_vec[static_cast<std::size_t>(j)];
     }
     // the line of the normal force: its largest vector; a contact's is x
     Vec3 line = f0;
@@ -290,11 +357,14 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
           if (trials > kTrialBudget) return false;
           for (int sides = 0; sides < (1 << slipping); ++sides) {
             sigma.setOnes();
+            bool one_sided = false;  // an own limit has one side: F_max > 0
             for (int j = 0; j < slipping; ++j) {
               const int i = slip[static_cast<std::size_t>(j)];
-              if ((sides >> j & 1) != 0) sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
+              if ((sides >> j & 1) == 0) continue;
+              sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
+              one_sided = one_sided || own_limit(i);
             }
-            if (!combination_holds()) continue;
+            if (one_sided || !combination_holds()) continue;
             ++best_count;  // a different combination with as many stuck
             best = mode;
             break;  // one side pattern per combination suffices
@@ -329,8 +399,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   const VecX y_now = y0 + T * current;
   VecX side(k);
   for (int i = 0; i < k; ++i)
-    side(i) =
-        at(i).contact_side >= 0 ? (y_now(i) > 0.0 ? 1.0 : 0.0) : (y_now(i) < 0.0 ? -1.0 : 1.0);
+    side(i) = at(i).contact_side >= 0 ? (y_now(i) > 0.0 ? 1.0 : 0.0)
+              : own_limit(i)          ? 1.0
+                                      : (y_now(i) < 0.0 ? -1.0 : 1.0);
   for (const bool static_limit : {true, false}) {
     if (!static_limit && mu == mu_static) break;
     VecX F;

@@ -218,7 +218,7 @@ void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
   for (BodyLoad& l : unit_loads) l = BodyLoad{};
   LoadAccumulator accumulator(unit_loads);
   if (moment_W == nullptr) {
-    element_of(*this, fj).add_load(ctx, accumulator, 1.0);
+    forces[static_cast<std::size_t>(fj.force)]->add_slip_load(ctx, accumulator, 1.0);
   } else {
     accumulator.add_torque_W(fj.follower, ctx.body(fj.follower), *moment_W);
     accumulator.add_torque_W(fj.base, ctx.body(fj.base), -*moment_W);

@@ -249,6 +249,20 @@ class ForceElement {
   /// F_max(u) >= 0: the largest force the element transmits while stuck,
   /// and the force it opposes the slip with.
   virtual double slip_limit(const ForceContext& /*ctx*/) const { return 0.0; }
+  /// The part of F_max that never vanishes (dry friction f_T). While it is
+  /// positive the element is decided together with the other friction
+  /// elements at a zero rate, its limit fixed at the instant; structural
+  /// damping alone (F_max = psi k |u|, zero at u = 0, where the decision
+  /// needs the look-ahead along the motion) is decided alone.
+  virtual double slip_limit_floor() const { return 0.0; }
+  /// Adds the load of a friction force F along the element's coordinate u
+  /// (positive along increasing u on the follower, or pushing two points
+  /// apart; the opposite on the base): the slip force is F = -mode F_max.
+  /// The System's coupled decision at a zero rate takes every element's
+  /// response to a unit F (docs/theory/friction.md, "Several at zero
+  /// rate"). An element without a stick/slip law adds nothing.
+  virtual void add_slip_load(const ForceContext& /*ctx*/, LoadAccumulator& /*loads*/,
+                             double /*F*/) const {}
   /// Current mode (StickSlipMode); a plain value the System reads and writes.
   int mode() const { return mode_; }
   void set_mode(int mode) { mode_ = mode; }

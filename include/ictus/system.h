@@ -295,7 +295,7 @@ class System final : public MechanicalSystem {
   /// slips in, the way the load pushes (against lambda; a ball along minus
   /// its holding moment, which sets its slip axis).
   int slip_mode_from_hold(int k, double lambda);
-  /// Several such elements (joint friction, contact tangents), all slipping
+  /// Several such elements (joint friction, contact tangents, dry friction), all slipping
   /// and all at a zero slip rate in the last evaluated state, decided
   /// together (docs/theory/friction.md, "Several at zero rate"): the
   /// combination of stick and slip directions whose stuck forces lie within
@@ -307,7 +307,15 @@ class System final : public MechanicalSystem {
   /// problem whose combination is put to the same exact test. Throws
   /// SimulationError naming them and the time when no combination or
   /// several are consistent (Painleve).
+  /// Elements of an own limit (seed 003's dry friction, F_max = psi k |u| +
+  /// fT with fT > 0) join the set with their F_max of the instant as the
+  /// limit (mu = mu_s = 1, a normal force that the forces do not change).
   void decide_friction_together(std::span<const int> elements, std::span<int> modes);
+  /// Whether element k, at a zero rate with others, is decided with them by
+  /// decide_friction_together: a joint's or contact's friction (not a
+  /// ball's), or an element with dry friction (slip_limit_floor() > 0).
+  /// Structural damping alone (F_max zero at u = 0) is decided alone.
+  bool stick_slip_decided_together(int k) const;
   static constexpr int kMaxFrictionEnumerated = 12;
 
   // --- impacts ----------------------------------------------------------------

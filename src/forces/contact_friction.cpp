@@ -55,8 +55,8 @@ double ContactFrictionElement::slip_rate(const ForceContext& ctx) const {
   return rate;
 }
 
-void ContactFrictionElement::add_load(const ForceContext& ctx, LoadAccumulator& loads,
-                                      double F) const {
+void ContactFrictionElement::add_slip_load(const ForceContext& ctx, LoadAccumulator& loads,
+                                           double F) const {
   const BodyKinematics& kb = ctx.body(base_);
   const BodyKinematics& kf = ctx.body(follower_);
   const Vec3 t = kb.R_WB * tangent_row_->normal_base();

@@ -72,8 +72,8 @@ Vec3 JointFrictionElement::axis_W(const ForceContext& ctx) const {
   return ctx.body(base_).R_WB * frames_->frame_base.axes.col(2);
 }
 
-void JointFrictionElement::add_load(const ForceContext& ctx, LoadAccumulator& loads,
-                                    double F) const {
+void JointFrictionElement::add_slip_load(const ForceContext& ctx, LoadAccumulator& loads,
+                                         double F) const {
   const BodyKinematics& kb = ctx.body(base_);
   const BodyKinematics& kf = ctx.body(follower_);
   const Vec3 axis = ball_ ? load_direction_W(ctx) : axis_W(ctx);

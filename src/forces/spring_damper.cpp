@@ -57,6 +57,12 @@ double SpringDamper::slip_limit(const ForceContext& ctx) const {
          p_.dry_friction;
 }
 
+void SpringDamper::add_slip_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const {
+  const Geometry g = geometry(ctx);
+  loads.add_force_at(a_, ctx.body(a_), -F * g.e, g.p_a);
+  loads.add_force_at(b_, ctx.body(b_), F * g.e, g.p_b);
+}
+
 double SpringDamper::friction(const ForceContext& ctx) const {
   return has_stick_slip() && mode() != kStick ? mode() * slip_limit(ctx) : 0.0;
 }

@@ -32,7 +32,7 @@ class ContactFrictionElement final : public ReactionFriction {
   std::string_view kind() const override { return "contact_friction"; }
   std::unique_ptr<ForceElement> clone() const override;
   std::vector<BodyIndex> bodies() const override { return {base_, follower_}; }
-  void add_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override;
+  void add_slip_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override;
   const std::string& site() const override { return side_; }
 
   bool hold_constraint(BodyIndex* base, BodyIndex* follower,

@@ -28,7 +28,7 @@ class JointFrictionElement final : public ReactionFriction {
   /// F on the follower (a force along the axis at the follower's joint
   /// origin, a moment about the axis, or for a ball a moment along
   /// load_direction_W), -F on the base.
-  void add_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override;
+  void add_slip_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override;
   const std::string& site() const override { return joint_; }
   /// Axis of the joint in world coordinates.
   Vec3 axis_W(const ForceContext& ctx) const;

@@ -63,6 +63,11 @@ class JointSpringDamper final : public ForceElement {
   double slip_coordinate(const ForceContext& /*ctx*/) const override { return *q_ - p_.free_value; }
   double slip_rate(const ForceContext& /*ctx*/) const override { return *q_rate_; }
   double slip_limit(const ForceContext& /*ctx*/) const override;
+  double slip_limit_floor() const override { return p_.dry_friction; }
+  /// F along (about) the joint axis on the follower: minus a load Q.
+  void add_slip_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override {
+    add(ctx, loads, -F);
+  }
 
  private:
   double load() const;  // linear part: F0 + k (q - q0) + c q'

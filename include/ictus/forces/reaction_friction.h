@@ -23,8 +23,8 @@ class ReactionFriction : public ForceElement {
   }
   /// Adds the generalised load of a friction force F along the element's
   /// coordinate (on the follower; the opposite on the base).
-  virtual void add_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const = 0;
-  /// The rate along the load of add_load (the slip rate, unless the load has
+  void add_slip_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override = 0;
+  /// The rate along the load of add_slip_load (the slip rate, unless the load has
   /// a direction of its own: a ball's): F times it is the friction's power.
   virtual double load_rate(const ForceContext& ctx) const { return slip_rate(ctx); }
   /// The joint or contact point the friction acts in, for messages.

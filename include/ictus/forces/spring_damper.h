@@ -57,6 +57,10 @@ class SpringDamper final : public ForceElement {
   }
   double slip_rate(const ForceContext& ctx) const override { return geometry(ctx).rate; }
   double slip_limit(const ForceContext& ctx) const override;
+  double slip_limit_floor() const override { return p_.dry_friction; }
+  /// F along the line of the points, pushing them apart (on b along e, on a
+  /// against it): minus a tension.
+  void add_slip_load(const ForceContext& ctx, LoadAccumulator& loads, double F) const override;
   bool hold_points(BodyIndex* base, Vec3* point_base_B, BodyIndex* follower,
                    Vec3* point_follower_B) const override {
     *base = a_;
