@@ -182,9 +182,21 @@ double System::singularity_distance() {
   return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped);
 }
 
-// A step placed across a singular configuration (steppers/singular_crossing.h)
-// keeps every row: no stage comes near enough to drop one. The passage is
-// logged as one a stage saw would be: the rows dependent at the crossing.
+// Between stages (a stepper looking for a passage on its dense output): the
+// kinematics and rows at y, and the geometry alone, whatever S's pivots say.
+double System::singularity_distance_at(double t, const VecX& y) {
+  Impl& s = *impl_;
+  if (s.rows.empty()) return std::numeric_limits<double>::infinity();
+  s.compute_kinematics(t, y);
+  s.compute_rows();
+  s.state_current = false;  // the stepper's state is elsewhere
+  return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped);
+}
+
+// A step that passed a singular configuration without a stage near enough to
+// drop a row (placed across it, steppers/singular_crossing.h, or a long step)
+// keeps every row. The passage is logged as one a stage saw would be: the
+// rows dependent at the crossing, which the stepper found on its dense output.
 void System::note_singular_passage(double t, const VecX& y) {
   Impl& s = *impl_;
   s.compute_kinematics(t, y);

@@ -85,6 +85,12 @@ class MechanicalSystem {
   /// smallest sine between a row of the scaled D and the others); +inf when
   /// no such configuration is near, or without rows.
   virtual double singularity_distance() { return std::numeric_limits<double>::infinity(); }
+  /// The same distance at the state y (between the stepper's stages, on its
+  /// dense output), asked of the geometry whatever the pivots of S; the rank
+  /// decision is left as it is. +inf without rows.
+  virtual double singularity_distance_at(double /*t*/, const VecX& /*y*/) {
+    return std::numeric_limits<double>::infinity();
+  }
   /// A step passed a singular configuration at about t (state y there)
   /// without any stage near it: the System logs the passage.
   virtual void note_singular_passage(double /*t*/, const VecX& /*y*/) {}

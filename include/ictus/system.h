@@ -206,6 +206,7 @@ class System final : public MechanicalSystem {
   bool project(double t, VecX& y) override;
   bool project_to(double t, VecX& y, double tolerance) override { return project(t, y, tolerance); }
   double singularity_distance() override;
+  double singularity_distance_at(double t, const VecX& y) override;
   void note_singular_passage(double t, const VecX& y) override;
   /// Largest position-level violation of the active holonomic rows.
   double position_violation(double t, const VecX& y);

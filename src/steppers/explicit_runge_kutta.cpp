@@ -301,9 +301,18 @@ void ExplicitRungeKutta::step(double t_limit) {
 
 void ExplicitRungeKutta::after_accepted_step() {
   const double distance = system_.singularity_distance();  // of the last stage, at t_
-  if (const std::optional<double> crossed = crossing_.passed(t_previous_, t_)) {
-    interpolate(*crossed, state_work_);
-    system_.note_singular_passage(*crossed, state_work_);
+  // a passage inside the step that no stage came near enough to drop a row
+  // (the step placed across it, or a long step that passed it whole) is
+  // found on the dense output and logged from the state at its crossing
+  if (crossing_.step_was_near(distance)) {
+    const auto at = [this](double tt) {
+      interpolate(tt, state_work_);
+      return system_.singularity_distance_at(tt, state_work_);
+    };
+    if (const std::optional<double> crossed = internal::find_passage(t_previous_, t_, at)) {
+      interpolate(*crossed, state_work_);
+      system_.note_singular_passage(*crossed, state_work_);
+    }
   }
   h_ = crossing_.next_step(t_, distance, h_);
   // near it the accepted state too is put onto the constraints, so that the

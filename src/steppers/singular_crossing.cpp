@@ -62,9 +62,4 @@ double SingularCrossing::after_rejection(double t, double h, double h_retry) con
   return std::min(h_retry, (crossing_ - t) / 1.25);
 }
 
-std::optional<double> SingularCrossing::passed(double t0, double t1) const {
-  if (crossing_ > t0 && crossing_ < t1) return crossing_;
-  return std::nullopt;
-}
-
 }  // namespace ictus::internal

@@ -18,9 +18,13 @@
 // at each accepted step (MechanicalSystem::singularity_distance, the square
 // smallest sine between a row of the scaled D and the others), which falls
 // linearly in time to zero there: t* = t + d / (-d'), d' from the last two
-// steps.
+// steps. That prediction places steps; it is too rough to log the passage at
+// (a chain's distance is not linear far from the crossing): every accepted
+// step near a crossing is searched on the dense output instead
+// (find_passage), and the passage is logged where the distance is least.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <span>
 
@@ -44,8 +48,10 @@ class SingularCrossing {
   /// (the controller's `h_retry`) ends before it, with a quarter of the
   /// step to spare, and the next step is placed again.
   double after_rejection(double t, double h, double h_retry) const;
-  /// The predicted crossing instant if it lies inside (t0, t1).
-  std::optional<double> passed(double t0, double t1) const;
+  /// Whether the step just accepted, ending at distance d, came near enough
+  /// to a singular configuration to be searched for a passage (find_passage):
+  /// d at either end of it below kNear. Ask before next_step().
+  bool step_was_near(double d) const { return std::min(d, last_d_ < 0.0 ? d : last_d_) < kNear; }
 
   /// Below this distance the stages are projected and the steps placed.
   static constexpr double kNear = 0.05;
@@ -60,5 +66,42 @@ class SingularCrossing {
   bool near_ = false;
   int after_crossing_ = 0;  // steps still projected after an approach
 };
+
+/// Where the distance `d(t)` to a singular configuration (V-shaped through a
+/// crossing: it falls linearly to zero and rises again) has a minimum inside
+/// (t0, t1), by golden-section search on the stepper's dense output, to a
+/// distance of 1e-7 or 60 evaluations; nullopt when d falls or rises over
+/// the whole step (its minimum at an end: no passage inside). A passage that
+/// no stage came near, and whose crossing was not predicted (a step that
+/// passed it whole), is found here, so that every passage is logged.
+template <class Distance>
+std::optional<double> find_passage(double t0, double t1, Distance&& d) {
+  const double h = t1 - t0;
+  if (!(h > 0.0)) return std::nullopt;
+  // the slopes at both ends: falling at t0 and rising at t1
+  const double nudge = 1e-3 * h;
+  if (!(d(t0 + nudge) < d(t0)) || !(d(t1 - nudge) < d(t1))) return std::nullopt;
+  constexpr double kGolden = 0.6180339887498949;
+  constexpr double kFound = 1e-7;
+  double a = t0, b = t1;
+  double c = b - kGolden * (b - a), e = a + kGolden * (b - a);
+  double dc = d(c), de = d(e);
+  for (int k = 0; k < 60 && std::min(dc, de) > kFound; ++k) {
+    if (dc < de) {
+      b = e;
+      e = c;
+      de = dc;
+      c = b - kGolden * (b - a);
+      dc = d(c);
+    } else {
+      a = c;
+      c = e;
+      dc = de;
+      e = a + kGolden * (b - a);
+      de = d(e);
+    }
+  }
+  return dc < de ? c : e;
+}
 
 }  // namespace ictus::internal
