@@ -26,7 +26,7 @@ JointFrictionElement& ball_of(System::Impl& s, const System::Impl::FrictionJoint
 
 }  // namespace
 
-int System::Impl::decide_ball_friction(FrictionJoint& fj) {
+bool System::Impl::ball_slips_on(const FrictionJoint& fj) {
   JointFrictionElement& e = ball_of(*this, fj);
   // g = w . e is zero, but w need not be: in 3-D it may turn past the slip
   // axis within a step without passing through zero. Unless w is at the
@@ -35,10 +35,34 @@ int System::Impl::decide_ball_friction(FrictionJoint& fj) {
   const ForceContext ctx(kin, t);
   const Vec3 w = e.relative_angular_velocity_W(ctx);
   const double look_ahead = 1e-9 * std::max(1.0, std::abs(t));
-  if (w.norm() > 1e3 * look_ahead * relative_angular_acceleration(fj, accelerations).norm()) {
-    e.set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * w.normalized());
-    return kSlipPositive;
+  if (!(w.norm() > 1e3 * look_ahead * relative_angular_acceleration(fj, accelerations).norm()))
+    return false;
+  e.set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * w.normalized());
+  return true;
+}
+
+void System::Impl::ball_axis_responses(FrictionJoint& fj) {
+  for (int k = 0; k < 3; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    const Vec3 moment = Vec3::Unit(k);
+    unit_response(fj, &moment, fj.axis_acc[ki], fj.axis_mult[ki]);
   }
+}
+
+Vec3 System::Impl::ball_slip_moment(const FrictionJoint& fj) const {
+  if (!fj.unit_valid) return Vec3::Zero();
+  const auto& e =
+      static_cast<const JointFrictionElement&>(*forces[static_cast<std::size_t>(fj.force)]);
+  return e.force() * e.load_direction_W(ForceContext(kin, t));
+}
+
+void System::Impl::set_ball_slip_axis(const FrictionJoint& fj, const Vec3& axis_W) {
+  ball_of(*this, fj).set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * axis_W);
+}
+
+int System::Impl::decide_ball_friction(FrictionJoint& fj) {
+  JointFrictionElement& e = ball_of(*this, fj);
+  if (ball_slips_on(fj)) return kSlipPositive;
   // without the ball's own slip moment F along its load direction (as the
   // last solve had it): the relative angular acceleration a0 and reaction f0
   const double F = fj.unit_valid ? e.force() : 0.0;
@@ -49,11 +73,10 @@ int System::Impl::decide_ball_friction(FrictionJoint& fj) {
     f0 -= F * fj.unit_transverse;
   }
   // their responses to a unit moment about each world axis
+  ball_axis_responses(fj);
   Mat3 C, T;
   for (int k = 0; k < 3; ++k) {
     const auto ki = static_cast<std::size_t>(k);
-    const Vec3 moment = Vec3::Unit(k);
-    unit_response(fj, &moment, fj.axis_acc[ki], fj.axis_mult[ki]);
     C.col(k) = relative_angular_acceleration(fj, fj.axis_acc[ki]);
     T.col(k) = friction_normal(fj, fj.axis_mult[ki]);
   }
