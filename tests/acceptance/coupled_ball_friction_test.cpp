@@ -15,8 +15,9 @@
 //
 // Why the decision must be joint: the inner ball's kinetic moment of the slip
 // that just ended turns the shell back with L2 = 1.962 N m, more than the
-// outer ball holds, L1 = 1.4715 N m. Decided alone, the outer ball slips back
-// and the pair moves off from rest.
+// outer ball holds, L1 = 1.4715 N m. Decided alone, the outer element slips
+// back (with a dry-friction hinge in its place the pair then moves off from
+// rest).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -40,9 +41,20 @@ const Vec3 kN = Vec3(1, 2, 2) / 3;
 
 // Two nested balls; core_inertia its principal moments (along the world
 // axes), w_shell and w_core the initial angular velocities, tau the torque
-// on the core (world).
+// on the core (world). With dry_hinge the shell turns on a hinge about z
+// instead, with seed 003's dry friction of L1 on its angle.
 std::string nested_balls(const Vec3& core_inertia, const Vec3& w_shell, const Vec3& w_core,
-                         const Vec3& tau, double until) {
+                         const Vec3& tau, double until, bool dry_hinge = false) {
+  const std::string outer =
+      dry_hinge ? fmt::format(
+                      "outer: {{type: revolute, between: [ground, shell], at: [0, 0, 0], "
+                      "axis: [0, 0, 1]}}\nforces:\n  dry: {{type: rotational_spring_damper, "
+                      "joint: outer, dry_friction: {:.17g}}}",
+                      kL1)
+                : fmt::format(
+                      "outer: {{type: spherical, between: [ground, shell], at: [0, 0, 0], "
+                      "friction: {{mu: {}, radius: {}}}}}\nforces:",
+                      kMu1, kR);
   return fmt::format(
       R"(ictus: 1
 gravity: [0, 0, -{g}]
@@ -52,11 +64,9 @@ bodies:
   core: {{mass: {m2}, inertia: [{ic0}, {ic1}, {ic2}], position: [0, 0, 0],
           angular_velocity: [{wc0:.17g}, {wc1:.17g}, {wc2:.17g}]}}
 joints:
-  outer: {{type: spherical, between: [ground, shell], at: [0, 0, 0],
-           friction: {{mu: {mu1}, radius: {r}}}}}
   inner: {{type: spherical, between: [shell, core], at: [0, 0, 0],
            friction: {{mu: {mu2}, radius: {r}}}}}
-forces:
+  {outer}
   twist: {{type: torque, on: core, components: [{t0:.17g}, {t1:.17g}, {t2:.17g}]}}
 simulate: {{until: {until}, output_step: 0.001, rtol: 1e-10, atol: 1e-12}}
 )",
@@ -64,8 +74,8 @@ simulate: {{until: {until}, output_step: 0.001, rtol: 1e-10, atol: 1e-12}}
       fmt::arg("ic0", core_inertia.x()), fmt::arg("ic1", core_inertia.y()),
       fmt::arg("ic2", core_inertia.z()), fmt::arg("ws0", w_shell.x()), fmt::arg("ws1", w_shell.y()),
       fmt::arg("ws2", w_shell.z()), fmt::arg("wc0", w_core.x()), fmt::arg("wc1", w_core.y()),
-      fmt::arg("wc2", w_core.z()), fmt::arg("mu1", kMu1), fmt::arg("mu2", kMu2), fmt::arg("r", kR),
-      fmt::arg("t0", tau.x()), fmt::arg("t1", tau.y()), fmt::arg("t2", tau.z()),
+      fmt::arg("wc2", w_core.z()), fmt::arg("outer", outer), fmt::arg("mu2", kMu2),
+      fmt::arg("r", kR), fmt::arg("t0", tau.x()), fmt::arg("t1", tau.y()), fmt::arg("t2", tau.z()),
       fmt::arg("until", until));
 }
 
@@ -93,10 +103,11 @@ Vec3 sample(const test::RecordedRun& r, const std::string& body, const char* wha
           r[fmt::format("{}.{}z", body, what)][k]};
 }
 
-// The run's switches: one per ball, all at `when` (to `tolerance`), the outer
-// ball's of kind `outer` and the inner one's of kind `inner`.
+// The run's switches: `count` (one per element), all at `when` (to
+// `tolerance`), the inner ball's of kind `inner` and the others' of kind
+// `outer`.
 void expect_switches(const test::RecordedRun& r, double when, double tolerance, const char* outer,
-                     const char* inner) {
+                     const char* inner, int count = 2) {
   int switches = 0;
   for (const EventRecord& e : r.events) {
     if (e.kind == "end") continue;
@@ -105,41 +116,57 @@ void expect_switches(const test::RecordedRun& r, double when, double tolerance, 
         << e.name << " at " << e.t << ": " << e.detail;
     ++switches;
   }
-  EXPECT_EQ(switches, 2);
+  EXPECT_EQ(switches, count);
 }
 
-// the spins along n that stop both slips at T, for a torque tau n on the core
-test::RecordedRun run_stopping(double tau) {
+// The outer element: the outer ball (spins along n) or, for a ball and a
+// scalar element in one decision, a hinge about z with seed 003's dry
+// friction f_T = L1 on its angle (spins about z; the same closed forms).
+struct Outer {
+  bool dry_hinge;
+  Vec3 axis;
+  std::string friction, mode;  // channels
+  double slipping;             // its friction channel slipping forward
+};
+const Outer kOuterBall{false, kN, "outer.friction", "outer.friction_mode", kL1};
+const Outer kDryHinge{true, Vec3::UnitZ(), "dry.friction_force", "dry.mode", -kL1};
+
+// the spins along the axis that stop both slips at T, for a torque tau on the
+// core along it
+test::RecordedRun run_stopping(const Outer& outer, double tau) {
   const double a1 = (-kL1 - kL2) / kI1;      // -34.335 rad/s^2
   const double a2 = (kL2 + tau) / kI2 - a1;  // the core relative to the shell
   const double v1 = -a1 * kT, v2 = -a2 * kT;
-  return test::run_and_record(
-      parse_model(nested_balls(Vec3::Constant(kI2), v1 * kN, (v1 + v2) * kN, tau * kN, 0.3),
-                  "nested_balls.yaml"),
-      kChannels);
+  const Vec3& e = outer.axis;
+  return test::run_and_record(parse_model(nested_balls(Vec3::Constant(kI2), v1 * e, (v1 + v2) * e,
+                                                       tau * e, 0.3, outer.dry_hinge),
+                                          "nested.yaml"),
+                              {"shell.wx", "shell.wy", "shell.wz", "core.wx", "core.wy", "core.wz",
+                               "shell.alphax", "shell.alphay", "shell.alphaz", outer.friction,
+                               outer.mode, "inner.friction", "inner.friction_mode", "inner.normal",
+                               "energy.kinetic", "energy.dissipated", "energy.balance"});
 }
 
 // Nothing turns them at T: both stick and stay, and the initial kinetic
-// energy is all dissipated. One after the other, the outer ball slipped back
-// at T and the pair gained kinetic energy from rest.
-TEST(CoupledBallFriction, TwoNestedBallsStoppingTogetherBothStickAndStayAtRest) {
-  const test::RecordedRun r = run_stopping(0.0);
+// energy is all dissipated.
+void expect_both_stick_and_stay(const Outer& outer) {
+  const test::RecordedRun r = run_stopping(outer, 0.0);
   const double a1 = (-kL1 - kL2) / kI1, a2 = kL2 / kI2 - a1;
   const double v1 = -a1 * kT, v2 = -a2 * kT;
+  const Vec3& e = outer.axis;
   expect_switches(r, kT, 1e-9, "stick", "stick");
   for (std::size_t k = 0; k < r.t.size(); ++k) {
     const double t = r.t[k];
-    EXPECT_NEAR(r["outer.normal"][k], (kM1 + kM2) * kG, 1e-9) << t;
     EXPECT_NEAR(r["inner.normal"][k], kM2 * kG, 1e-9) << t;
     if (t < kT - 1e-6) {
-      EXPECT_LT((sample(r, "shell", "w", k) - (v1 + a1 * t) * kN).norm(), 1e-9) << t;
-      EXPECT_LT((sample(r, "core", "w", k) - (v1 + v2 + (a1 + a2) * t) * kN).norm(), 1e-9) << t;
+      EXPECT_LT((sample(r, "shell", "w", k) - (v1 + a1 * t) * e).norm(), 1e-9) << t;
+      EXPECT_LT((sample(r, "core", "w", k) - (v1 + v2 + (a1 + a2) * t) * e).norm(), 1e-9) << t;
     } else if (t > kT + 1e-6) {
       EXPECT_LT(sample(r, "shell", "w", k).norm(), 1e-12) << t;
       EXPECT_LT(sample(r, "core", "w", k).norm(), 1e-12) << t;
-      EXPECT_NEAR(r["outer.friction"][k], 0.0, 1e-9) << t;
+      EXPECT_NEAR(r[outer.friction][k], 0.0, 1e-9) << t;
       EXPECT_NEAR(r["inner.friction"][k], 0.0, 1e-9) << t;
-      EXPECT_EQ(r["outer.friction_mode"][k], 0.0) << t;
+      EXPECT_EQ(r[outer.mode][k], 0.0) << t;
       EXPECT_EQ(r["inner.friction_mode"][k], 0.0) << t;
     }
   }
@@ -147,33 +174,54 @@ TEST(CoupledBallFriction, TwoNestedBallsStoppingTogetherBothStickAndStayAtRest) 
   EXPECT_NEAR(r.final("energy.dissipated"), kinetic0, 1e-9);
   EXPECT_LT(r.final("energy.kinetic"), 1e-20);
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
-  fmt::print("nested balls stopping together: dissipated {:.12f} J of {:.12f} J\n",
-             r.final("energy.dissipated"), kinetic0);
+  fmt::print("stopping together: dissipated {:.12f} J of {:.12f} J\n", r.final("energy.dissipated"),
+             kinetic0);
 }
 
-// With a torque of 1.7 N m on the core along n, holding both takes 1.7 N m at
-// the outer ball, above L1. The consistent combination: the outer ball slips
-// on along n with the inner one stuck,
+// One after the other, the outer ball logged a slip at T against the inner
+// ball's kinetic moment before a second round stuck it.
+TEST(CoupledBallFriction, TwoNestedBallsStoppingTogetherBothStickAndStayAtRest) {
+  expect_both_stick_and_stay(kOuterBall);
+}
+
+// A ball and a scalar element in one decision. One after the other, the dry
+// hinge reversed at T (the inner ball's kinetic moment, 1.962 N m > f_T)
+// and the pair moved off from rest: 0.0866 J of kinetic energy by 0.3 s.
+TEST(CoupledBallFriction, ADryFrictionHingeAndABallStoppingTogetherBothStick) {
+  expect_both_stick_and_stay(kDryHinge);
+}
+
+// With a torque of 1.7 N m on the core along the axis, holding both takes
+// 1.7 N m at the outer element, above L1. The consistent combination: the
+// outer element slips on with the inner ball stuck,
 //   (I1 + I2) a = tau - L1,  a = 0.457 rad/s^2,
-// the inner ball holding the core with I2 a - tau = -1.5172 N m along n,
-// within L2.
-TEST(CoupledBallFriction, ATwistedPairSlipsOnAtTheOuterBallWithTheInnerStuck) {
+// the inner ball holding the core with I2 a - tau = -1.5172 N m, within L2.
+void expect_outer_slips_on_inner_stuck(const Outer& outer) {
   constexpr double kTau = 1.7;
-  const test::RecordedRun r = run_stopping(kTau);
+  const test::RecordedRun r = run_stopping(outer, kTau);
   const double a = (kTau - kL1) / (kI1 + kI2);
+  const Vec3& e = outer.axis;
   expect_switches(r, kT, 1e-9, "slip", "stick");
   for (std::size_t k = 0; k < r.t.size(); ++k) {
     const double t = r.t[k];
     if (!(t > kT + 1e-6)) continue;
-    EXPECT_LT((sample(r, "shell", "w", k) - a * (t - kT) * kN).norm(), 1e-9) << t;
-    EXPECT_LT((sample(r, "core", "w", k) - a * (t - kT) * kN).norm(), 1e-9) << t;
-    EXPECT_LT((sample(r, "shell", "alpha", k) - a * kN).norm(), 1e-9) << t;
-    EXPECT_NEAR(r["outer.friction"][k], kL1, 1e-9) << t;
+    EXPECT_LT((sample(r, "shell", "w", k) - a * (t - kT) * e).norm(), 1e-9) << t;
+    EXPECT_LT((sample(r, "core", "w", k) - a * (t - kT) * e).norm(), 1e-9) << t;
+    EXPECT_LT((sample(r, "shell", "alpha", k) - a * e).norm(), 1e-9) << t;
+    EXPECT_NEAR(r[outer.friction][k], outer.slipping, 1e-9) << t;
     EXPECT_NEAR(r["inner.friction"][k], kTau - kI2 * a, 1e-9) << t;
-    EXPECT_EQ(r["outer.friction_mode"][k], 1.0) << t;
+    EXPECT_EQ(r[outer.mode][k], 1.0) << t;
     EXPECT_EQ(r["inner.friction_mode"][k], 0.0) << t;
   }
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+TEST(CoupledBallFriction, ATwistedPairSlipsOnAtTheOuterBallWithTheInnerStuck) {
+  expect_outer_slips_on_inner_stuck(kOuterBall);
+}
+
+TEST(CoupledBallFriction, ATwistedHingeAndBallSlipAtTheHingeWithTheBallStuck) {
+  expect_outer_slips_on_inner_stuck(kDryHinge);
 }
 
 // The slip direction decided by the solution: both balls at rest at the
@@ -303,14 +351,7 @@ TEST(CoupledBallFriction, ThirteenNestedBallsStoppingTogetherAllStickThroughTheL
   for (int i = 0; i < kBalls; ++i)
     for (const char* c : {"wx", "wy", "wz"}) channels.push_back(fmt::format("b{}.{}", i, c));
   const test::RecordedRun r = test::run_and_record(parse_model(text, "nested13.yaml"), channels);
-  int sticks = 0;
-  for (const EventRecord& e : r.events) {
-    if (e.kind == "end") continue;
-    EXPECT_EQ(e.kind, "stick") << e.name << " at " << e.t << ": " << e.detail;
-    EXPECT_NEAR(e.t, kT, 1e-9) << e.name;
-    ++sticks;
-  }
-  EXPECT_EQ(sticks, kBalls);
+  expect_switches(r, kT, 1e-9, "stick", "stick", kBalls);
   for (std::size_t k = 0; k < r.t.size(); ++k) {
     if (r.t[k] <= kT + 1e-6) continue;
     for (int i = 0; i < kBalls; ++i)
