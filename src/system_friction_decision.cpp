@@ -199,7 +199,8 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // its limit is its own F_max (not a reaction)
   auto own_limit = [&](int i) { return at(i).joint < 0 && at(i).contact_side < 0; };
   auto ball = [&](int i) { return at(i).ball; };
-  if (k == 1 && !own_limit(0)) {  // one: as it is decided alone, the others without force
+  // one: as it is decided alone, the others without force (a ball here)
+  if (k == 1 && !own_limit(0) && !ball(0)) {
     modes[index[0]] = decide_joint_friction(elements[index[0]]);
     return;
   }

@@ -379,8 +379,6 @@ struct System::Impl {
   /// (moment_W null) or a moment moment_W on the follower, minus it on the base.
   void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,
                      VecX& mult);
-  /// A ball's decision at a zero rate (System::decide_joint_friction).
-  int decide_ball_friction(FrictionJoint& fj);
   /// A ball whose switching function is zero while its relative angular
   /// velocity is not at round-off level (it turned past its slip axis within
   /// the step): true, with the slip axis set along w (it slips on).

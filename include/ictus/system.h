@@ -281,7 +281,9 @@ class System final : public MechanicalSystem {
   /// A ball (spherical joint friction) at a zero rate along its slip axis:
   /// kStick if the moment that keeps the relative rotation's acceleration
   /// zero lies within mu_static r |N|; else kSlipPositive with the slip axis
-  /// set opposite to that moment (docs/theory/stick-slip.md).
+  /// set along its relative angular acceleration under the kinetic moment
+  /// against it (decided as a set of one by decide_friction_together;
+  /// docs/theory/friction.md, "A ball").
   int decide_joint_friction(int k);
   /// True if element k's slip has a direction rather than a sign (a ball).
   bool stick_slip_has_direction(int k) const;
