@@ -90,14 +90,14 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
 int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   together_.clear();
   const auto count = static_cast<int>(g_last_.size());
-  // a ball's slip has a direction, not a sign, and structural damping alone
-  // needs the look-ahead at u = 0: they are decided alone
+  // structural damping alone needs the look-ahead at u = 0: it is decided alone
   auto candidate = [&](int k) { return system_.stick_slip_decided_together(k); };
   if (start) {
     // at t0: the moving elements slip the way they move, those at rest are decided
     system_.evaluate(t, y, Stage::kKinematics);
     for (int k = 0; k < count; ++k) {
       if (!system_.stick_slip_enabled(k)) continue;
+      system_.follow_slip_direction(k);  // a moving ball slips the way it turns
       const double rate = system_.stick_slip_rate(k);
       if (rate != 0.0) system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
     }

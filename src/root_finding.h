@@ -1,4 +1,5 @@
-// Locating a zero crossing inside one step, on the stepper's dense output.
+// Locating a zero crossing inside one step, on the stepper's dense output;
+// and the roots of a function of one variable bracketed by a grid.
 #pragma once
 
 #include <cmath>
@@ -33,6 +34,64 @@ double locate_crossing(double a, double b, double fa, double fb, double toleranc
     }
   }
   return b;
+}
+
+/// The roots of phi on [u0, u1]: phi sampled at `points` (>= 2) equally
+/// spaced u, and each sign change between neighbours refined by
+/// locate_crossing to `tolerance`; found(u) is called for each root (the
+/// point on the far side of the change) and for a sample where phi is
+/// exactly zero. Where phi is not finite (undefined there) between two
+/// samples, the edge of the part where it is is found by bisection and a
+/// sign change up to that edge is refined too. Two roots closer than the
+/// grid's spacing are missed.
+template <class Phi, class Found>
+void bracketed_roots(double u0, double u1, int points, double tolerance, Phi&& phi, Found&& found) {
+  auto changes = [](double fa, double fb) {
+    return std::isfinite(fa) && std::isfinite(fb) && fa != 0.0 && fb != 0.0 &&
+           (fa > 0.0) != (fb > 0.0);
+  };
+  // a < b, phi(a) = fa and phi(b) = fb of opposite signs
+  auto refine = [&](double a, double fa, double b, double fb) {
+    const bool positive = fb > 0.0;
+    found(locate_crossing(a, b, fa, fb, tolerance, phi,
+                          [positive](double v) { return (v > 0.0) == positive; }));
+  };
+  // from a finite sample towards one that is not: the last finite point
+  auto edge = [&](double good, double f_good, double bad, double* f_edge) {
+    *f_edge = f_good;
+    for (int i = 0; i < 60 && std::abs(bad - good) > tolerance; ++i) {
+      const double middle = 0.5 * (good + bad);
+      const double f = phi(middle);
+      if (std::isfinite(f)) {
+        good = middle;
+        *f_edge = f;
+      } else {
+        bad = middle;
+      }
+    }
+    return good;
+  };
+  double u_prev = u0;
+  double f_prev = phi(u0);
+  if (f_prev == 0.0) found(u0);
+  for (int i = 1; i < points; ++i) {
+    const double u = u0 + (u1 - u0) * i / (points - 1);
+    const double f = phi(u);
+    double f_edge = 0.0;
+    if (f == 0.0) {
+      found(u);
+    } else if (changes(f_prev, f)) {
+      refine(u_prev, f_prev, u, f);
+    } else if (std::isfinite(f_prev) && !std::isfinite(f)) {
+      const double u_edge = edge(u_prev, f_prev, u, &f_edge);
+      if (changes(f_prev, f_edge)) refine(u_prev, f_prev, u_edge, f_edge);
+    } else if (!std::isfinite(f_prev) && std::isfinite(f)) {
+      const double u_edge = edge(u, f, u_prev, &f_edge);
+      if (changes(f_edge, f)) refine(u_edge, f_edge, u, f);
+    }
+    u_prev = u;
+    f_prev = f;
+  }
 }
 
 /// The side a function takes just after a point: its value g there, unless

@@ -4,12 +4,10 @@
 // joint's whole reaction force. Slipping, it is a reaction friction like a
 // pin's, along the direction w/|w| (its slip force is solved with the
 // reactions in system_joint_friction.cpp). Its slip has a direction, not a
-// sign: at a zero rate it is decided here from the responses to unit moments
-// about the three world axes, and stuck it is held by three rows
-// (RotationHold), whose moment must stay within mu_s r |N|.
-#include <fmt/format.h>
-
-#include <Eigen/Dense>
+// sign: at a zero rate it is decided (alone or with other elements, in
+// system_friction_decision.cpp) from its responses to unit moments about the
+// three world axes, here, and stuck it is held by three rows (RotationHold),
+// whose moment must stay within mu_s r |N|.
 #include <algorithm>
 #include <cmath>
 
@@ -26,7 +24,7 @@ JointFrictionElement& ball_of(System::Impl& s, const System::Impl::FrictionJoint
 
 }  // namespace
 
-int System::Impl::decide_ball_friction(FrictionJoint& fj) {
+bool System::Impl::ball_slips_on(const FrictionJoint& fj) {
   JointFrictionElement& e = ball_of(*this, fj);
   // g = w . e is zero, but w need not be: in 3-D it may turn past the slip
   // axis within a step without passing through zero. Unless w is at the
@@ -35,63 +33,29 @@ int System::Impl::decide_ball_friction(FrictionJoint& fj) {
   const ForceContext ctx(kin, t);
   const Vec3 w = e.relative_angular_velocity_W(ctx);
   const double look_ahead = 1e-9 * std::max(1.0, std::abs(t));
-  if (w.norm() > 1e3 * look_ahead * relative_angular_acceleration(fj, accelerations).norm()) {
-    e.set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * w.normalized());
-    return kSlipPositive;
-  }
-  // without the ball's own slip moment F along its load direction (as the
-  // last solve had it): the relative angular acceleration a0 and reaction f0
-  const double F = fj.unit_valid ? e.force() : 0.0;
-  Vec3 a0 = relative_angular_acceleration(fj, accelerations);
-  Vec3 f0 = fj.transverse;
-  if (fj.unit_valid) {
-    a0 -= F * relative_angular_acceleration(fj, fj.unit_acc);
-    f0 -= F * fj.unit_transverse;
-  }
-  // their responses to a unit moment about each world axis
-  Mat3 C, T;
+  if (!(w.norm() > 1e3 * look_ahead * relative_angular_acceleration(fj, accelerations).norm()))
+    return false;
+  e.set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * w.normalized());
+  return true;
+}
+
+void System::Impl::ball_axis_responses(FrictionJoint& fj) {
   for (int k = 0; k < 3; ++k) {
     const auto ki = static_cast<std::size_t>(k);
     const Vec3 moment = Vec3::Unit(k);
     unit_response(fj, &moment, fj.axis_acc[ki], fj.axis_mult[ki]);
-    C.col(k) = relative_angular_acceleration(fj, fj.axis_acc[ki]);
-    T.col(k) = friction_normal(fj, fj.axis_mult[ki]);
   }
-  // stick: the moment M* that keeps the relative rotation at rest (a0 + C M* = 0)
-  // lies within the static limit mu_s r |f0 + T M*|
-  const Eigen::FullPivLU<Mat3> lu(C);
-  Vec3 hold = Vec3::Zero();
-  const bool holdable = lu.isInvertible();
-  if (holdable) {
-    hold = lu.solve(-a0);
-    if (hold.allFinite() && hold.norm() <= e.static_lever() * (f0 + T * hold).norm()) return kStick;
-  }
-  // slip against the holding moment (the way the load turns the ball); with
-  // no holding moment, the way the load accelerates it
-  Vec3 axis = holdable && hold.norm() > 0.0 ? Vec3(-hold.normalized()) : a0;
-  if (!(axis.norm() > 0.0) || !axis.allFinite()) return kStick;
-  axis.normalize();
-  // the kinetic moment along the axis, with its normal force (equation (1) of
-  // friction.md with t = T axis); none or two roots: Painleve
-  const double mu = e.kinetic_lever();
-  const Vec3 t_axis = T * axis;
-  const double a = 1.0 - mu * mu * t_axis.squaredNorm();
-  const double b = 2.0 * mu * f0.dot(t_axis);
-  if (!(a > 0.0))
-    throw SimulationError(
-        t, fmt::format("joint '{}': Coulomb friction in the ball with its reaction as normal "
-                       "force has no unique solution here (mu r |dN/dM| = {:.6g} >= 1: "
-                       "Painleve's paradox); the rigid model does not determine the motion. "
-                       "Lower mu or the radius, or model the socket's compliance",
-                       e.site(), mu * t_axis.norm()));
-  const double c = -f0.squaredNorm();
-  const double root = std::sqrt(b * b - 4.0 * a * c);
-  const double normal = b <= 0.0 ? (-b + root) / (2.0 * a) : (-2.0 * c) / (b + root);
-  const double slip = -mu * normal;
-  // kinetic friction already holds it (the load is inside the kinetic limit)
-  if (!(axis.dot(a0 + slip * (C * axis)) > 0.0)) return kStick;
-  e.set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * axis);
-  return kSlipPositive;
+}
+
+Vec3 System::Impl::ball_slip_moment(const FrictionJoint& fj) const {
+  if (!fj.unit_valid) return Vec3::Zero();
+  const auto& e =
+      static_cast<const JointFrictionElement&>(*forces[static_cast<std::size_t>(fj.force)]);
+  return e.force() * e.load_direction_W(ForceContext(kin, t));
+}
+
+void System::Impl::set_ball_slip_axis(const FrictionJoint& fj, const Vec3& axis_W) {
+  ball_of(*this, fj).set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * axis_W);
 }
 
 bool System::stick_slip_has_direction(int k) const {

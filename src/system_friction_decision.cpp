@@ -28,6 +28,15 @@
 // through a linear complementarity problem instead (coupled_friction_lcp
 // below), whose combination is then put to the same exact test.
 //
+// A ball (spherical joint friction) is one element with three unknowns, its
+// moment M about the world axes; its rows are its relative angular
+// acceleration a and its whole reaction f. Stuck: a = 0, |M| <= mu_s r |f|.
+// Slipping (one option, not two directions): the slip starts along a and
+// the moment opposes it, a + kappa M = 0 with kappa > 0, linear for a given
+// kappa, and |M| = mu r |f| fixes kappa: its roots are bracketed on a grid
+// of ln kappa and refined, each put to the exact test (friction.md,
+// "Several at zero rate, with a ball").
+//
 // Stuck elements whose hold rows are dependent (two guides of one degree of
 // freedom) leave their forces statically indeterminate: the system is
 // singular, and the combination is consistent when some forces within the
@@ -37,6 +46,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -44,6 +54,7 @@
 
 #include "contact/lcp.h"
 #include "ictus/forces/reaction_friction.h"
+#include "root_finding.h"
 #include "system_impl.h"
 
 namespace ictus {
@@ -136,7 +147,7 @@ bool coupled_friction_lcp(const MatX& C, const MatX& T, const VecX& a0, const Ve
 
 bool System::stick_slip_decided_together(int k) const {
   if (!stick_slip_enabled(k)) return false;
-  if (stick_slip_needs_reactions(k)) return !stick_slip_has_direction(k);
+  if (stick_slip_needs_reactions(k)) return true;
   return stick_slip_element(k).slip_limit_floor() > 0.0;
 }
 
@@ -150,10 +161,10 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // (a row of T zero, y0 = F_max, mu = mu_s = 1, one side).
   std::vector<Impl::FrictionJoint> own;  // the own-limit elements' responses
   own.reserve(elements.size());
-  std::vector<const Impl::FrictionJoint*> fj;
+  std::vector<Impl::FrictionJoint*> fj;
   std::vector<std::size_t> index;  // into elements
   for (std::size_t e = 0; e < elements.size(); ++e) {
-    const Impl::FrictionJoint* f = s.friction_joint_of_stick_slip(elements[e]);
+    Impl::FrictionJoint* f = s.friction_joint_of_stick_slip(elements[e]);
     if (f == nullptr) {
       const ForceElement& element = stick_slip_element(elements[e]);
       if (element.slip_limit_floor() > 0.0 && element.mode() != kStick) {
@@ -174,15 +185,22 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
         continue;
       }
     }
+    // a ball still turning (w past its slip axis, not through zero) slips on along w
+    if (f->ball && s.ball_slips_on(*f)) {
+      modes[e] = kSlipPositive;
+      continue;
+    }
     fj.push_back(f);
     index.push_back(e);
   }
   const auto k = static_cast<int>(fj.size());
   if (k == 0) return;
-  auto at = [&](int i) -> const Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
+  auto at = [&](int i) -> Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
   // its limit is its own F_max (not a reaction)
   auto own_limit = [&](int i) { return at(i).joint < 0 && at(i).contact_side < 0; };
-  if (k == 1 && !own_limit(0)) {  // one: as it is decided alone, the others without force
+  auto ball = [&](int i) { return at(i).ball; };
+  // one: as it is decided alone, the others without force (a ball here)
+  if (k == 1 && !own_limit(0) && !ball(0)) {
     modes[index[0]] = decide_joint_friction(elements[index[0]]);
     return;
   }
@@ -199,53 +217,92 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     return out;
   };
 
-  // the responses: C (accelerations), T (normal forces on their lines)
-  MatX C(k, k), T(k, k);
-  VecX a0(k), y0(k), current(k), mu(k), mu_static(k);
-  std::vector<Vec3> t_vec(static_cast<std::size_t>(k));
-  for (int j = 0; j < k; ++j) current(j) = friction_force(at(j).stick_slip);
+  // The unknowns: one force per scalar element, a ball's moment vector
+  // (world) as three, from offset[i]. Columns: the responses to a unit force
+  // of each (a ball's: to a unit moment about each world axis).
+  std::vector<int> offset(static_cast<std::size_t>(k) + 1, 0);
+  for (int i = 0; i < k; ++i)
+    offset[static_cast<std::size_t>(i) + 1] =
+        offset[static_cast<std::size_t>(i)] + (ball(i) ? 3 : 1);
+  auto off = [&](int i) { return offset[static_cast<std::size_t>(i)]; };
+  const int n = offset.back();
+  std::vector<const std::vector<Vec6>*> column_acc(static_cast<std::size_t>(n));
+  std::vector<const VecX*> column_mult(static_cast<std::size_t>(n));
+  VecX current(n);  // the forces of the instant (the slips that end here)
+  for (int j = 0; j < k; ++j) {
+    Impl::FrictionJoint& f = at(j);
+    const auto o = static_cast<std::size_t>(off(j));
+    if (ball(j)) {
+      s.ball_axis_responses(f);
+      for (std::size_t c = 0; c < 3; ++c) {
+        column_acc[o + c] = &f.axis_acc[c];
+        column_mult[o + c] = &f.axis_mult[c];
+      }
+      current.segment<3>(off(j)) = s.ball_slip_moment(f);
+    } else {
+      column_acc[o] = &f.unit_acc;
+      column_mult[o] = &f.unit_mult;
+      current(off(j)) = friction_force(f.stick_slip);
+    }
+  }
+
+  // the responses: C (accelerations; a ball's relative angular
+  // acceleration), T (normal forces: on their lines, a ball's whole reaction)
+  MatX C(n, n), T(n, n);
+  VecX a0(n), y0(n), mu(k), mu_static(k);
+  Eigen::Matrix<double, 3, Eigen::Dynamic> R(3, n);  // normal-force vectors per column
   for (int i = 0; i < k; ++i) {
     const Impl::FrictionJoint& fi = at(i);
-    a0(i) = fi.acc;
-    for (int j = 0; j < k; ++j) {
-      const Impl::FrictionJoint& f = at(j);
-      double c = 0.0;
-      if (fi.base != kGround)
-        c += fi.rate_row.J_base.dot(f.unit_acc[static_cast<std::size_t>(fi.base)]);
+    const int o = off(i);
+    for (int c = 0; c < n; ++c) {
+      const std::vector<Vec6>& acc = *column_acc[static_cast<std::size_t>(c)];
+      if (ball(i)) {
+        C.block<3, 1>(o, c) = s.relative_angular_acceleration(fi, acc);
+        continue;
+      }
+      double a = 0.0;
+      if (fi.base != kGround) a += fi.rate_row.J_base.dot(acc[static_cast<std::size_t>(fi.base)]);
       if (fi.follower != kGround)
-        c += fi.rate_row.J_follower.dot(f.unit_acc[static_cast<std::size_t>(fi.follower)]);
-      C(i, j) = c;
-      a0(i) -= current(j) * c;
+        a += fi.rate_row.J_follower.dot(acc[static_cast<std::size_t>(fi.follower)]);
+      C(o, c) = a;
+    }
+    if (ball(i)) {
+      a0.segment<3>(o) =
+          s.relative_angular_acceleration(fi, s.accelerations) - C.middleRows(o, 3) * current;
+    } else {
+      a0(o) = fi.acc - C.row(o).dot(current);
     }
     if (own_limit(i)) {  // |F| <= F_max stuck, F = -s F_max slipping
       mu(i) = mu_static(i) = 1.0;
-      y0(i) = s.forces[static_cast<std::size_t>(fi.force)]->slip_limit(ctx);
-      T.row(i).setZero();
+      y0(o) = s.forces[static_cast<std::size_t>(fi.force)]->slip_limit(ctx);
+      T.row(o).setZero();
       continue;
     }
     mu(i) = element_of(s, fi).kinetic_lever();
     mu_static(i) = element_of(s, fi).static_lever();
-    Vec3 f0 = fi.transverse;
-    for (int j = 0; j < k; ++j) {
-      t_vec[static_cast<std::size_t>(j)] = s.friction_normal(fi, at(j).unit_mult);
-      f0 -= current(j) * t_vec[static_cast<std::size_t>(j)];
+    for (int c = 0; c < n; ++c)
+      R.col(c) = s.friction_normal(fi, *column_mult[static_cast<std::size_t>(c)]);
+    const Vec3 f0 = fi.transverse - R * current;
+    if (ball(i)) {  // |N| of the whole reaction: no line
+      T.middleRows(o, 3) = R;
+      y0.segment<3>(o) = f0;
+      continue;
     }
     // the line of the normal force: its largest vector; a contact's is x
     Vec3 line = f0;
     double scale = f0.norm();
-    for (const Vec3& v : t_vec) {
-      if (v.norm() > line.norm()) line = v;
-      scale = std::max(scale, v.norm());
+    for (int c = 0; c < n; ++c) {
+      if (R.col(c).norm() > line.norm()) line = R.col(c);
+      scale = std::max(scale, R.col(c).norm());
     }
     if (!(line.norm() > 0.0) || fi.contact_side >= 0) line = Vec3::UnitX();
     line.normalize();
-    y0(i) = line.dot(f0);
-    const double off = kOffLine * std::max(scale, 1e-300);
-    bool on_line = (f0 - y0(i) * line).norm() <= off;
-    for (int j = 0; j < k; ++j) {
-      const Vec3& v = t_vec[static_cast<std::size_t>(j)];
-      T(i, j) = line.dot(v);
-      on_line = on_line && (v - T(i, j) * line).norm() <= off;
+    y0(o) = line.dot(f0);
+    const double tolerance = kOffLine * std::max(scale, 1e-300);
+    bool on_line = (f0 - y0(o) * line).norm() <= tolerance;
+    for (int c = 0; c < n; ++c) {
+      T(o, c) = line.dot(R.col(c));
+      on_line = on_line && (R.col(c) - T(o, c) * line).norm() <= tolerance;
     }
     if (!on_line)
       throw SimulationError(
@@ -258,10 +315,13 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // tolerances: round-off of the forces and accelerations of this instant
   double force_scale = 0.0, acc_scale = 0.0;
   for (int i = 0; i < k; ++i) {
-    force_scale = std::max(
-        {force_scale, std::abs(y0(i)) * std::max(mu_static(i), 1.0), std::abs(current(i))});
-    acc_scale = std::max(acc_scale, std::abs(a0(i)));
-    for (int j = 0; j < k; ++j) acc_scale = std::max(acc_scale, std::abs(C(i, j)) * force_scale);
+    const int d = ball(i) ? 3 : 1;
+    force_scale = std::max({force_scale, y0.segment(off(i), d).norm() * std::max(mu_static(i), 1.0),
+                            current.segment(off(i), d).norm()});
+  }
+  for (int r = 0; r < n; ++r) {
+    acc_scale = std::max(acc_scale, std::abs(a0(r)));
+    for (int c = 0; c < n; ++c) acc_scale = std::max(acc_scale, std::abs(C(r, c)) * force_scale);
   }
   const double force_tol = 1e-10 * force_scale + 1e-300;
   const double acc_tol = 1e-10 * acc_scale + 1e-300;
@@ -275,69 +335,174 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     const VecX acc = a0 + C * F;
     for (int i = 0; i < k; ++i) {
       const int m = mode[static_cast<std::size_t>(i)];
-      const bool contact = at(i).contact_side >= 0;
+      const int o = off(i);
+      if (ball(i)) {
+        // stuck: within the round cone; slipping: the kinetic moment
+        // mu r |N| against a slip that starts along the acceleration
+        const Vec3 moment = F.segment<3>(o), a = acc.segment<3>(o);
+        const double normal = y.segment<3>(o).norm();
+        if (m == kStick) {
+          if (moment.norm() > mu_static(i) * normal + force_tol) return false;
+          if (a.norm() > acc_tol) return false;
+          continue;
+        }
+        if (std::abs(moment.norm() - mu(i) * normal) > force_tol) return false;
+        const Vec3 slip = moment.norm() > force_tol ? Vec3(-moment.normalized()) : a.normalized();
+        const double along = a.dot(slip);
+        if (!(along > acc_tol) || (a - along * slip).norm() > acc_tol + 1e-9 * along) return false;
+        continue;
+      }
       if (m == kStick) {
-        const double normal = contact ? std::max(y(i), 0.0) : std::abs(y(i));
-        if (std::abs(F(i)) > mu_static(i) * normal + force_tol) return false;
-        if (std::abs(acc(i)) > acc_tol) return false;
+        const bool contact = at(i).contact_side >= 0;
+        const double normal = contact ? std::max(y(o), 0.0) : std::abs(y(o));
+        if (std::abs(F(o)) > mu_static(i) * normal + force_tol) return false;
+        if (std::abs(acc(o)) > acc_tol) return false;
       } else {
-        if (sigma(i) == 0.0 ? y(i) > force_tol : sigma(i) * y(i) < -force_tol) return false;
-        if (!(m * acc(i) > acc_tol)) return false;
+        if (sigma(i) == 0.0 ? y(o) > force_tol : sigma(i) * y(o) < -force_tol) return false;
+        if (!(m * acc(o) > acc_tol)) return false;
       }
     }
     return true;
   };
-  // the exact test of combination `mode` with the sides sigma: its linear
-  // system solved, and the solution checked by `consistent`
-  MatX A(k, k);
-  VecX b(k);
-  auto combination_holds = [&]() {
-    bool any_stuck = false;
+  // the linear system of combination `mode` with the sides sigma; a
+  // slipping ball's rows a + kappa M = 0 (kappa > 0: the moment opposes the
+  // relative angular acceleration, along which the slip starts)
+  MatX A(n, n);
+  VecX b(n), kappa = VecX::Zero(k), solution(n), best_solution(n);
+  auto fill = [&]() {
     for (int i = 0; i < k; ++i) {
       const int m = mode[static_cast<std::size_t>(i)];
-      if (m == kStick) {  // q_i'' = 0
-        A.row(i) = C.row(i);
-        b(i) = -a0(i);
-        any_stuck = true;
+      const int o = off(i);
+      if (ball(i)) {
+        A.middleRows(o, 3) = C.middleRows(o, 3);
+        b.segment<3>(o) = -a0.segment<3>(o);
+        if (m != kStick) A.block<3, 3>(o, o).diagonal().array() += kappa(i);
+      } else if (m == kStick) {  // q_i'' = 0
+        A.row(o) = C.row(o);
+        b(o) = -a0(o);
       } else {  // F_i = lambda_i y_i
         const double lambda = -m * mu(i) * sigma(i);
-        A.row(i) = -lambda * T.row(i);
-        A(i, i) += 1.0;
-        b(i) = lambda * y0(i);
+        A.row(o) = -lambda * T.row(o);
+        A(o, o) += 1.0;
+        b(o) = lambda * y0(o);
       }
     }
+  };
+  // solution of rows F = rhs: exact, or where singular (stuck forces
+  // statically indeterminate) the minimum-norm one if it solves them
+  auto solve_rows = [&](const MatX& rows, const VecX& rhs, VecX& F) {
+    if (rows.rows() == rows.cols()) {
+      const Eigen::FullPivLU<MatX> lu(rows);
+      if (lu.isInvertible()) {
+        F = lu.solve(rhs);
+        return true;
+      }
+    }
+    const Eigen::CompleteOrthogonalDecomposition<MatX> cod(rows);
+    F = cod.solve(rhs);
+    return (rows * F - rhs).norm() <= 1e-9 * (rhs.norm() + force_scale * rows.norm());
+  };
+  // Slipping balls: their kappas are not known. For each, phi = |M| -
+  // mu r |N| as a function of u = ln(kappa / scale) is positive towards
+  // kappa -> 0 (the ball held: M -> the holding moment) where sticking is not
+  // possible, and -mu r |N| <= 0 towards kappa -> infinity (M -> 0): its roots
+  // on a grid of u bracketed and refined (root_finding.h), each put to the
+  // exact test. Two slipping balls: the inner one's first root for each
+  // value of the outer one's kappa. More are not solved (`unsolved`).
+  constexpr double kLogKappa = 46.0;  // kappa / scale from 1e-20 to 1e20
+  constexpr int kGrid = 41;           // a factor 10 between samples
+  constexpr std::size_t kMaxSlippingBalls = 2;
+  constexpr long kBallCost = 128;  // solves per slipping ball in a combination, about
+  std::vector<int> slipping_balls;
+  bool unsolved = false;
+  auto ball_scale = [&](int i) {
+    const double trace = C.block<3, 3>(off(i), off(i)).trace() / 3.0;
+    return trace > 0.0 && std::isfinite(trace) ? trace : 1.0;
+  };
+  auto ball_phi = [&](int i, const VecX& F) {
+    return F.segment<3>(off(i)).norm() -
+           mu(i) * (y0.segment<3>(off(i)) + T.middleRows(off(i), 3) * F).norm();
+  };
+  // phi of slipping ball `level` at u, the inner balls at their first root
+  // (solution then holds the forces); NaN where there is none
+  auto phi = [&](auto& self, std::size_t level, double u) -> double {
+    const int i = slipping_balls[level];
+    kappa(i) = ball_scale(i) * std::exp(u);
+    if (level + 1 < slipping_balls.size()) {
+      double root = std::nan("");
+      internal::bracketed_roots(
+          -kLogKappa, kLogKappa, kGrid, 1e-12, [&](double v) { return self(self, level + 1, v); },
+          [&](double v) {
+            if (std::isnan(root)) root = v;
+          });
+      if (std::isnan(root) || std::isnan(self(self, level + 1, root))) return std::nan("");
+    } else {
+      fill();
+      if (!solve_rows(A, b, solution)) return std::nan("");
+    }
+    return ball_phi(i, solution);
+  };
+  // the exact test of combination `mode` with the sides sigma: the number of
+  // consistent solutions (0, 1, or 2 for several), the last in `solution`
+  auto combination_holds = [&]() -> int {
+    slipping_balls.clear();
+    for (int i = 0; i < k; ++i)
+      if (ball(i) && mode[static_cast<std::size_t>(i)] != kStick) slipping_balls.push_back(i);
+    if (!slipping_balls.empty()) {
+      if (slipping_balls.size() > kMaxSlippingBalls) {
+        unsolved = true;
+        return 0;
+      }
+      int count = 0;
+      VecX first;
+      internal::bracketed_roots(
+          -kLogKappa, kLogKappa, kGrid, 1e-12, [&](double u) { return phi(phi, 0, u); },
+          [&](double u) {
+            if (std::isnan(phi(phi, 0, u)) || !consistent(solution)) return;
+            if (count > 0 && (solution - first).norm() <= 1e-9 * (force_scale + first.norm()))
+              return;
+            if (count == 0) first = solution;
+            ++count;
+          });
+      if (count > 0) solution = first;
+      return std::min(count, 2);
+    }
+    fill();
+    bool any_stuck = false;
+    for (int i = 0; i < k; ++i)
+      any_stuck = any_stuck || mode[static_cast<std::size_t>(i)] == kStick;
     const Eigen::FullPivLU<MatX> lu(A);
-    if (lu.isInvertible()) return consistent(lu.solve(b));
-    if (!any_stuck) return false;
+    if (lu.isInvertible()) {
+      solution = lu.solve(b);
+      return consistent(solution) ? 1 : 0;
+    }
+    if (!any_stuck) return 0;
     // stuck forces statically indeterminate: the minimum-norm solution,
-    // then one stuck force at either limit of its cone
-    auto try_rows = [&](const MatX& rows, const VecX& rhs) {
-      const Eigen::CompleteOrthogonalDecomposition<MatX> cod(rows);
-      const VecX F = cod.solve(rhs);
-      return (rows * F - rhs).norm() <= 1e-9 * (rhs.norm() + force_scale * rows.norm()) &&
-             consistent(F);
-    };
-    if (try_rows(A, b)) return true;
+    // then one scalar stuck force at either limit of its cone
+    if (solve_rows(A, b, solution) && consistent(solution)) return 1;
     for (int i = 0; i < k; ++i) {
-      if (mode[static_cast<std::size_t>(i)] != kStick) continue;
+      if (mode[static_cast<std::size_t>(i)] != kStick || ball(i)) continue;
+      const int o = off(i);
       for (const double limit : {mu_static(i), -mu_static(i)}) {
-        MatX rows(k + 1, k);
-        VecX rhs(k + 1);
-        rows.topRows(k) = A;
-        rhs.head(k) = b;
-        rows.row(k) = -limit * T.row(i);  // F_i = limit y_i
-        rows(k, i) += 1.0;
-        rhs(k) = limit * y0(i);
-        if (try_rows(rows, rhs)) return true;
+        MatX rows(n + 1, n);
+        VecX rhs(n + 1);
+        rows.topRows(n) = A;
+        rhs.head(n) = b;
+        rows.row(n) = -limit * T.row(o);  // F_i = limit y_i
+        rows(n, o) += 1.0;
+        rhs(n) = limit * y0(o);
+        if (solve_rows(rows, rhs, solution) && consistent(solution)) return 1;
       }
     }
-    return false;
+    return 0;
   };
 
   // Exact enumeration, level by level, the most stuck first: the first level
   // with a consistent combination decides (static friction takes
   // precedence), so the common outcomes (all stuck, one starting to slip)
-  // cost a handful of solves. False when it would exceed the budget.
+  // cost a handful of solves. A slipping scalar element has two directions
+  // and a joint two sides; a slipping ball one option, its direction found
+  // with the solution. False when it would exceed the budget.
   int best_count = 0;
   auto enumerate = [&]() {
     std::vector<int> slip(static_cast<std::size_t>(k));
@@ -346,27 +511,39 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       for (unsigned stuck_set = 0; stuck_set < (1u << k); ++stuck_set) {
         if (std::popcount(stuck_set) != stuck) continue;
         int slipping = 0;
+        long cost = 1;
         for (int i = 0; i < k; ++i)
-          if ((stuck_set >> i & 1u) == 0) slip[static_cast<std::size_t>(slipping++)] = i;
+          if ((stuck_set >> i & 1u) == 0) {
+            slip[static_cast<std::size_t>(slipping++)] = i;
+            if (ball(i)) cost *= kBallCost;
+          }
         for (unsigned ways = 0; ways < (1u << slipping); ++ways) {
+          bool repeated = false;  // a ball has one slip option
           for (int i = 0; i < k; ++i) mode[static_cast<std::size_t>(i)] = kStick;
-          for (int j = 0; j < slipping; ++j)
-            mode[static_cast<std::size_t>(slip[static_cast<std::size_t>(j)])] =
-                (ways >> j & 1u) != 0 ? kSlipNegative : kSlipPositive;
-          trials += 1L << slipping;
+          for (int j = 0; j < slipping; ++j) {
+            const int i = slip[static_cast<std::size_t>(j)];
+            const bool negative = (ways >> j & 1u) != 0;
+            repeated = repeated || (ball(i) && negative);
+            mode[static_cast<std::size_t>(i)] = negative ? kSlipNegative : kSlipPositive;
+          }
+          if (repeated) continue;
+          trials += (1L << slipping) * cost;
           if (trials > kTrialBudget) return false;
           for (int sides = 0; sides < (1 << slipping); ++sides) {
             sigma.setOnes();
-            bool one_sided = false;  // an own limit has one side: F_max > 0
+            bool one_sided = false;  // an own limit has one side (F_max > 0), a ball none
             for (int j = 0; j < slipping; ++j) {
               const int i = slip[static_cast<std::size_t>(j)];
               if ((sides >> j & 1) == 0) continue;
               sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
-              one_sided = one_sided || own_limit(i);
+              one_sided = one_sided || own_limit(i) || ball(i);
             }
-            if (one_sided || !combination_holds()) continue;
-            ++best_count;  // a different combination with as many stuck
+            if (one_sided) continue;
+            const int count = combination_holds();
+            if (count == 0) continue;
+            best_count += count;  // a different combination with as many stuck
             best = mode;
+            best_solution = solution;
             break;  // one side pattern per combination suffices
           }
         }
@@ -374,57 +551,97 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     }
     return true;
   };
+  // the modes decided; a slipping ball's slip axis along its acceleration
+  auto take = [&](const std::vector<int>& decided, const VecX& F) {
+    const VecX acc = a0 + C * F;
+    for (int i = 0; i < k; ++i) {
+      const int m = decided[static_cast<std::size_t>(i)];
+      modes[index[static_cast<std::size_t>(i)]] = m;
+      if (ball(i) && m != kStick) s.set_ball_slip_axis(at(i), acc.segment<3>(off(i)).normalized());
+    }
+  };
+  auto not_solved = [&]() {
+    return unsolved ? "; combinations with more than two balls slipping are not solved" : "";
+  };
   if (k <= kMaxFrictionEnumerated && enumerate()) {
     if (best_count != 1)
       throw SimulationError(
           s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "
                            "as normal forces has {} consistent combinations of stick and slip "
-                           "here (Painleve's paradox); the rigid model does not determine the "
+                           "here (Painleve's paradox{}); the rigid model does not determine the "
                            "motion. Lower mu, or model the compliance",
-                           names(), best_count == 0 ? "no" : "several"));
-    for (int i = 0; i < k; ++i)
-      modes[index[static_cast<std::size_t>(i)]] = best[static_cast<std::size_t>(i)];
+                           names(), best_count == 0 ? "no" : "several", not_solved()));
+    take(best, best_solution);
     return;
   }
 
   // Beyond the enumeration: the complementarity problem. The sides of the
   // normal forces are those of the instant, y at the left limit (with the
   // forces of the slips that end here): sigma_i = sgn(y_i) for a joint (+1
-  // at zero), 1 for a pressing contact and 0 for one that does not. The
-  // static LCP (mu_s, where a slip starts from rest the force is at the
-  // static limit) is solved first; its combination (stuck where the
-  // acceleration is zero) is then put to the exact test above, with the
-  // kinetic coefficient for the slipping elements and the sides checked at
-  // the solution. If it fails, the kinetic LCP's combination is tested.
+  // at zero), 1 for a pressing contact and 0 for one that does not. A ball
+  // enters as three scalar elements, its moment's components about the
+  // world axes, each with the limit mu r N along the reaction's direction
+  // of the instant (a box around the round cone, as a contact point's two
+  // tangents around its own). The static LCP (mu_s, where a slip starts
+  // from rest the force is at the static limit) is solved first; its
+  // combination (stuck where the acceleration is zero; a ball stuck where
+  // all three are) is then put to the exact test above, with the kinetic
+  // coefficient for the slipping elements and the sides checked at the
+  // solution. If it fails, the kinetic LCP's combination is tested.
   const VecX y_now = y0 + T * current;
-  VecX side(k);
-  for (int i = 0; i < k; ++i)
-    side(i) = at(i).contact_side >= 0 ? (y_now(i) > 0.0 ? 1.0 : 0.0)
+  VecX side(n), linear_y0 = y0;
+  MatX linear_T = T;
+  VecX row_mu(n), row_mu_static(n);
+  for (int i = 0; i < k; ++i) {
+    const int o = off(i);
+    if (ball(i)) {
+      const Vec3 f = y_now.segment<3>(o);
+      const Vec3 along = f.norm() > 0.0 ? Vec3(f.normalized()) : Vec3::Zero();
+      const double normal0 = along.dot(y0.segment<3>(o));
+      const Eigen::RowVectorXd normal_row = along.transpose() * T.middleRows(o, 3);
+      for (int c = 0; c < 3; ++c) {
+        linear_y0(o + c) = normal0;
+        linear_T.row(o + c) = normal_row;
+        side(o + c) = 1.0;
+        row_mu(o + c) = mu(i);
+        row_mu_static(o + c) = mu_static(i);
+      }
+      sigma(i) = 1.0;
+      continue;
+    }
+    side(o) = at(i).contact_side >= 0 ? (y_now(o) > 0.0 ? 1.0 : 0.0)
               : own_limit(i)          ? 1.0
-                                      : (y_now(i) < 0.0 ? -1.0 : 1.0);
+                                      : (y_now(o) < 0.0 ? -1.0 : 1.0);
+    sigma(i) = side(o);
+    row_mu(o) = mu(i);
+    row_mu_static(o) = mu_static(i);
+  }
   for (const bool static_limit : {true, false}) {
     if (!static_limit && mu == mu_static) break;
     VecX F;
-    if (!coupled_friction_lcp(C, T, a0, y0, (static_limit ? mu_static : mu).cwiseProduct(side), F))
+    if (!coupled_friction_lcp(C, linear_T, a0, linear_y0,
+                              (static_limit ? row_mu_static : row_mu).cwiseProduct(side), F))
       continue;
     const VecX acc = a0 + C * F;
-    for (int i = 0; i < k; ++i)
-      mode[static_cast<std::size_t>(i)] = std::abs(acc(i)) <= acc_tol ? kStick
-                                          : acc(i) > 0.0              ? kSlipPositive
-                                                                      : kSlipNegative;
-    sigma = side;
-    if (!combination_holds()) continue;
-    for (int i = 0; i < k; ++i)
-      modes[index[static_cast<std::size_t>(i)]] = mode[static_cast<std::size_t>(i)];
+    for (int i = 0; i < k; ++i) {
+      const int o = off(i);
+      mode[static_cast<std::size_t>(i)] =
+          ball(i) ? (acc.segment<3>(o).norm() <= acc_tol ? kStick : kSlipPositive)
+          : std::abs(acc(o)) <= acc_tol ? kStick
+          : acc(o) > 0.0                ? kSlipPositive
+                                        : kSlipNegative;
+    }
+    if (combination_holds() == 0) continue;
+    take(mode, solution);
     return;
   }
   throw SimulationError(
       s.t, fmt::format("{}: at zero slip rate together ({} elements, decided through the "
                        "complementarity problem of Coulomb friction), no combination of stick and "
                        "slip is consistent with the sides of the normal forces at this instant "
-                       "(Painleve's paradox, or a normal force changing side here); the rigid "
+                       "(Painleve's paradox, or a normal force changing side here{}); the rigid "
                        "model does not determine the motion. Lower mu, or model the compliance",
-                       names(), k));
+                       names(), k, not_solved()));
 }
 
 }  // namespace ictus

@@ -379,8 +379,18 @@ struct System::Impl {
   /// (moment_W null) or a moment moment_W on the follower, minus it on the base.
   void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,
                      VecX& mult);
-  /// A ball's decision at a zero rate (System::decide_joint_friction).
-  int decide_ball_friction(FrictionJoint& fj);
+  /// A ball whose switching function is zero while its relative angular
+  /// velocity is not at round-off level (it turned past its slip axis within
+  /// the step): true, with the slip axis set along w (it slips on).
+  bool ball_slips_on(const FrictionJoint& fj);
+  /// A ball's responses to a unit moment about each world axis (on the
+  /// follower, minus it on the base), into fj.axis_acc and fj.axis_mult.
+  void ball_axis_responses(FrictionJoint& fj);
+  /// A slipping ball's friction moment on the follower (world) in the last
+  /// solve; zero when it has none (stuck).
+  Vec3 ball_slip_moment(const FrictionJoint& fj) const;
+  /// Sets a ball's slip axis (kept in its base body) to axis_W (world, unit).
+  void set_ball_slip_axis(const FrictionJoint& fj, const Vec3& axis_W);
   /// The moment (world) a stuck ball's hold rows exert on the follower.
   Vec3 ball_hold_moment(const FrictionJoint& fj) const;
   /// d/dt (w_follower - w_base) (world) for body accelerations acc.

@@ -512,7 +512,13 @@ int System::decide_joint_friction(int k) {
   if (e.mode() == kStick)
     throw std::logic_error("decide_joint_friction: decided from a slip mode, the joint is stuck");
   s.ensure_dynamics();
-  if (fj->ball) return s.decide_ball_friction(*fj);
+  if (fj->ball) {
+    // a ball's slip has a direction: decided as a set of one, where the
+    // direction is found with the solution (system_friction_decision.cpp)
+    int mode = kStick;
+    decide_friction_together(std::span<const int>(&k, 1), std::span<int>(&mode, 1));
+    return mode;
+  }
   // the state without this joint's own friction force (the others as they are)
   const double F = e.force();
   const Vec3 f0 = fj->transverse - F * fj->unit_transverse;

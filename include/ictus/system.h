@@ -282,10 +282,11 @@ class System final : public MechanicalSystem {
   /// A ball (spherical joint friction) at a zero rate along its slip axis:
   /// kStick if the moment that keeps the relative rotation's acceleration
   /// zero lies within mu_static r |N|; else kSlipPositive with the slip axis
-  /// set opposite to that moment (docs/theory/stick-slip.md).
+  /// set along its relative angular acceleration under the kinetic moment
+  /// against it (decided as a set of one by decide_friction_together;
+  /// docs/theory/friction.md, "A ball").
   int decide_joint_friction(int k);
-  /// True if element k's slip has a direction rather than a sign (a ball):
-  /// it is decided alone, by decide_joint_friction.
+  /// True if element k's slip has a direction rather than a sign (a ball).
   bool stick_slip_has_direction(int k) const;
   /// A slipping ball's slip axis follows its relative angular velocity (if
   /// that is not zero), so that its switching function w . e starts every
@@ -311,10 +312,13 @@ class System final : public MechanicalSystem {
   /// Elements of an own limit (seed 003's dry friction, F_max = psi k |u| +
   /// fT with fT > 0) join the set with their F_max of the instant as the
   /// limit (mu = mu_s = 1, a normal force that the forces do not change).
+  /// A ball is one element whose moment is a vector: stuck, or slipping
+  /// along its relative angular acceleration (the direction found with the
+  /// combination's solution; its slip axis is set to it).
   void decide_friction_together(std::span<const int> elements, std::span<int> modes);
   /// Whether element k, at a zero rate with others, is decided with them by
-  /// decide_friction_together: a joint's or contact's friction (not a
-  /// ball's), or an element with dry friction (slip_limit_floor() > 0).
+  /// decide_friction_together: a joint's (a ball's too) or contact's
+  /// friction, or an element with dry friction (slip_limit_floor() > 0).
   /// Structural damping alone (F_max zero at u = 0) is decided alone.
   bool stick_slip_decided_together(int k) const;
   static constexpr int kMaxFrictionEnumerated = 12;
