@@ -53,8 +53,9 @@ void bracketed_roots(double u0, double u1, int points, double tolerance, Phi&& p
   // a < b, phi(a) = fa and phi(b) = fb of opposite signs
   auto refine = [&](double a, double fa, double b, double fb) {
     const bool positive = fb > 0.0;
-    found(locate_crossing(a, b, fa, fb, tolerance, phi,
-                          [positive](double v) { return (v > 0.0) == positive; }));
+    found(locate_crossing(a, b, fa, fb, tolerance, phi, [positive](double v) {
+      return std::isfinite(v) && (v > 0.0) == positive;
+    }));
   };
   // from a finite sample towards one that is not: the last finite point
   auto edge = [&](double good, double f_good, double bad, double* f_edge) {

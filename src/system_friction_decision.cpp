@@ -49,6 +49,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -318,6 +319,13 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     const int d = ball(i) ? 3 : 1;
     force_scale = std::max({force_scale, y0.segment(off(i), d).norm() * std::max(mu_static(i), 1.0),
                             current.segment(off(i), d).norm()});
+    // a ball's moments are of the size of the one that holds it, C_ii^-1 a0_i
+    // (its reaction may be zero: no gravity, the centre of mass at the ball)
+    if (ball(i)) {
+      const double response = C.block<3, 3>(off(i), off(i)).trace() / 3.0;
+      if (response > 0.0 && std::isfinite(response))
+        force_scale = std::max(force_scale, a0.segment<3>(off(i)).norm() / response);
+    }
   }
   for (int r = 0; r < n; ++r) {
     acc_scale = std::max(acc_scale, std::abs(a0(r)));
@@ -376,7 +384,15 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       if (ball(i)) {
         A.middleRows(o, 3) = C.middleRows(o, 3);
         b.segment<3>(o) = -a0.segment<3>(o);
-        if (m != kStick) A.block<3, 3>(o, o).diagonal().array() += kappa(i);
+        if (m != kStick && std::isinf(kappa(i))) {
+          // kappa -> infinity: a + kappa M = 0 divided by kappa, M = 0 (a
+          // ball without reaction slips free)
+          A.middleRows(o, 3).setZero();
+          A.block<3, 3>(o, o).setIdentity();
+          b.segment<3>(o).setZero();
+        } else if (m != kStick) {
+          A.block<3, 3>(o, o).diagonal().array() += kappa(i);
+        }
       } else if (m == kStick) {  // q_i'' = 0
         A.row(o) = C.row(o);
         b(o) = -a0(o);
@@ -423,6 +439,21 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     return F.segment<3>(off(i)).norm() -
            mu(i) * (y0.segment<3>(off(i)) + T.middleRows(off(i), 3) * F).norm();
   };
+  // the roots of phi on the grid of u; a ball whose reaction vanishes (no
+  // friction at all: phi = |M| -> 0 from above as kappa -> infinity, never
+  // negative) has its root at that end, the ball free
+  auto ball_roots = [&](auto&& level_phi, auto&& found) {
+    bool any = false;
+    internal::bracketed_roots(-kLogKappa, kLogKappa, kGrid, 1e-12, level_phi, [&](double u) {
+      any = true;
+      found(u);
+    });
+    if (any) return;
+    constexpr double kFree = std::numeric_limits<double>::infinity();
+    const double held = level_phi(-kLogKappa), free = level_phi(kFree);
+    if (std::isfinite(held) && std::isfinite(free) && held > 0.0 && std::abs(free) <= 1e-9 * held)
+      found(kFree);
+  };
   // phi of slipping ball `level` at u, the inner balls at their first root
   // (solution then holds the forces); NaN where there is none
   auto phi = [&](auto& self, std::size_t level, double u) -> double {
@@ -430,11 +461,10 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     kappa(i) = ball_scale(i) * std::exp(u);
     if (level + 1 < slipping_balls.size()) {
       double root = std::nan("");
-      internal::bracketed_roots(
-          -kLogKappa, kLogKappa, kGrid, 1e-12, [&](double v) { return self(self, level + 1, v); },
-          [&](double v) {
-            if (std::isnan(root)) root = v;
-          });
+      ball_roots([&](double v) { return self(self, level + 1, v); },
+                 [&](double v) {
+                   if (std::isnan(root)) root = v;
+                 });
       if (std::isnan(root) || std::isnan(self(self, level + 1, root))) return std::nan("");
     } else {
       fill();
@@ -455,8 +485,8 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       }
       int count = 0;
       VecX first;
-      internal::bracketed_roots(
-          -kLogKappa, kLogKappa, kGrid, 1e-12, [&](double u) { return phi(phi, 0, u); },
+      ball_roots(
+          [&](double u) { return phi(phi, 0, u); },
           [&](double u) {
             if (std::isnan(phi(phi, 0, u)) || !consistent(solution)) return;
             if (count > 0 && (solution - first).norm() <= 1e-9 * (force_scale + first.norm()))
@@ -631,7 +661,15 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
           : acc(o) > 0.0                ? kSlipPositive
                                         : kSlipNegative;
     }
-    if (combination_holds() == 0) continue;
+    const int count = combination_holds();
+    if (count == 0) continue;
+    if (count > 1)
+      throw SimulationError(
+          s.t, fmt::format("{}: at zero slip rate together ({} elements, decided through the "
+                           "complementarity problem of Coulomb friction), a slipping ball has "
+                           "several consistent slip moments here (Painleve's paradox); the rigid "
+                           "model does not determine the motion. Lower mu, or model the compliance",
+                           names(), k));
     take(mode, solution);
     return;
   }

@@ -399,5 +399,38 @@ TEST(CoupledBallFriction, ThirteenNestedBallsStoppingTogetherAllStickThroughTheL
              r.final("energy.dissipated"), kinetic0);
 }
 
+// A ball whose reaction vanishes has no friction: a body held at its centre
+// of mass by a frictional ball, without gravity, turns from rest under a
+// torque as if the ball were frictionless, w' = I^-1 tau (principal axes
+// along the world's at t = 0). The slip moment's root phi = |M| - mu r |N|
+// lies at kappa -> infinity there (phi > 0 at every finite kappa, 0 in the
+// limit); before, no root was found and the run stopped as a Painleve case.
+TEST(CoupledBallFriction, ABallWithoutReactionTurnsFreelyUnderATorque) {
+  const Vec3 inertia(0.2, 0.45, 0.6), tau(1.5, 1.0, 0.5);
+  const std::string text = fmt::format(
+      R"(ictus: 1
+gravity: [0, 0, 0]
+bodies:
+  core: {{mass: 4, inertia: [{}, {}, {}], position: [0, 0, 0]}}
+joints:
+  ball: {{type: spherical, between: [ground, core], at: [0, 0, 0],
+          friction: {{mu: 0.5, radius: 0.1}}}}
+forces:
+  twist: {{type: torque, on: core, components: [{}, {}, {}]}}
+simulate: {{until: 0.01, output_step: 0.001, rtol: 1e-10, atol: 1e-12}}
+)",
+      inertia.x(), inertia.y(), inertia.z(), tau.x(), tau.y(), tau.z());
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(text, "free_ball.yaml"),
+      {"core.alphax", "core.alphay", "core.alphaz", "ball.friction", "ball.normal"});
+  ASSERT_FALSE(r.t.empty());
+  const Vec3 alpha0 = sample(r, "core", "alpha", 0);
+  const Vec3 expected = tau.cwiseQuotient(inertia);
+  EXPECT_LT((alpha0 - expected).norm(), 1e-9 * expected.norm()) << alpha0.transpose();
+  EXPECT_LT(r.max_abs("ball.friction"), 1e-12);
+  EXPECT_LT(r.max_abs("ball.normal"), 1e-9);
+  EXPECT_NEAR(r.t.back(), 0.01, 1e-12);
+}
+
 }  // namespace
 }  // namespace ictus
