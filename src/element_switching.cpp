@@ -54,8 +54,7 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
       log_switch(k, t, start ? kStick : before, "stick");
       return;
     }
-    system_.set_stick_slip_mode(k, mode);
-    system_.evaluate(t, y, Stage::kDynamics);
+    set_decided_modes(std::span<const int>(&k, 1), std::span<const int>(&mode, 1), t, y);
     log_switch(k, t, start ? kStick : before, start || mode == before ? "slip" : "reversal");
     return;
   }
@@ -85,6 +84,27 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
   system_.set_stick_slip_mode(k, mode);
   system_.evaluate(t, y, Stage::kKinematics);
   log_switch(k, t, start ? kStick : before, start || mode == before ? "slip" : "reversal");
+}
+
+void ElementSwitching::set_decided_modes(std::span<const int> elements, std::span<const int> modes,
+                                         double t, VecX& y) {
+  // A ball that starts to slip from (near) rest is held for the impact: its
+  // relative angular velocity is then zero, not the round-off (of any
+  // direction) the location of the zero left, and grows along the slip axis
+  // decided (docs/theory/friction.md, "A ball").
+  bool held = false, structure = false;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    const bool hold = modes[i] != kStick && system_.ball_rest_left(elements[i]);
+    held = held || hold;
+    structure = system_.set_stick_slip_mode(elements[i], hold ? kStick : modes[i]) || structure;
+  }
+  // the plastic impact of the new hold rows takes out the rates left by the
+  // root finding (as for one element)
+  if (structure) system_.apply_impact(t, y);
+  if (held)
+    for (std::size_t i = 0; i < elements.size(); ++i)
+      system_.set_stick_slip_mode(elements[i], modes[i]);
+  system_.evaluate(t, y, Stage::kDynamics);
 }
 
 int ElementSwitching::decide_together(double t, VecX& y, bool start) {
@@ -129,16 +149,9 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   system_.evaluate(t, y, Stage::kDynamics);
   const std::span<int> modes(together_modes_.data(), together_.size());
   system_.decide_friction_together(together_, modes);
-  bool structure = false;
-  for (std::size_t i = 0; i < together_.size(); ++i) {
-    const int k = together_[i];
-    together_before_[i] = start ? kStick : system_.stick_slip_element(k).mode();
-    structure = system_.set_stick_slip_mode(k, modes[i]) || structure;
-  }
-  // the plastic impact of the new hold rows takes out the rates left by the
-  // root finding (as for one element)
-  if (structure) system_.apply_impact(t, y);
-  system_.evaluate(t, y, Stage::kDynamics);
+  for (std::size_t i = 0; i < together_.size(); ++i)
+    together_before_[i] = start ? kStick : system_.stick_slip_element(together_[i]).mode();
+  set_decided_modes(together_, modes, t, y);
   for (std::size_t i = 0; i < together_.size(); ++i) {
     const int k = together_[i];
     const int before = together_before_[i];

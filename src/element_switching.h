@@ -11,6 +11,7 @@
 // (a reversal, or on in the same direction).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "switching_set.h"
@@ -51,6 +52,11 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// several, decided together (System::decide_friction_together). Returns
   /// the number decided (0: none or one, decided alone).
   int decide_together(double t, VecX& y, bool start);
+  /// Sets the modes decided at zero rate, the plastic impact of new hold
+  /// rows included; a ball that starts to slip from (near) rest is held for
+  /// that impact.
+  void set_decided_modes(std::span<const int> elements, std::span<const int> modes, double t,
+                         VecX& y);
   void log_switch(int k, double t, int before, const char* kind);
   /// Element k's function a moment after t along the motion (and, stuck,
   /// the hold force there in lambda_ahead_).

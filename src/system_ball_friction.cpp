@@ -36,6 +36,7 @@ bool System::Impl::ball_slips_on(const FrictionJoint& fj) {
   if (!(w.norm() > 1e3 * look_ahead * relative_angular_acceleration(fj, accelerations).norm()))
     return false;
   e.set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * w.normalized());
+  e.set_rest_rate(0.0);
   return true;
 }
 
@@ -55,7 +56,18 @@ Vec3 System::Impl::ball_slip_moment(const FrictionJoint& fj) const {
 }
 
 void System::Impl::set_ball_slip_axis(const FrictionJoint& fj, const Vec3& axis_W) {
-  ball_of(*this, fj).set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * axis_W);
+  JointFrictionElement& e = ball_of(*this, fj);
+  e.set_slip_axis_B(kinematics(fj.base).R_WB.transpose() * axis_W);
+  // a slip from (near) rest: what the location of the zero left of w across
+  // the axis (along it, w/|w| is the axis already, or its reflection)
+  const Vec3 w = e.relative_angular_velocity_W(ForceContext(kin, t));
+  const double across = (w - w.dot(axis_W) * axis_W).norm();
+  e.set_rest_rate(across > 1e-12 * w.norm() ? across : 0.0);
+}
+
+bool System::ball_rest_left(int k) const {
+  const Impl::FrictionJoint* fj = impl_->friction_joint_of_stick_slip(k);
+  return fj != nullptr && fj->ball && ball_of(*impl_, *fj).rest_rate() > 0.0;
 }
 
 bool System::stick_slip_has_direction(int k) const {
@@ -84,6 +96,7 @@ int System::slip_mode_from_hold(int k, double lambda) {
   // a ball slips against the moment that held it
   s.ensure_dynamics();
   const Vec3 hold = s.ball_hold_moment(*fj);
+  ball_of(s, *fj).set_rest_rate(0.0);  // held: w = 0
   if (hold.norm() > 0.0 && hold.allFinite())
     ball_of(s, *fj).set_slip_axis_B(s.kinematics(fj->base).R_WB.transpose() *
                                     Vec3(-hold.normalized()));

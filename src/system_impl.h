@@ -53,6 +53,7 @@ struct System::ModeSnapshot {
   std::vector<Mat3> driver_held_rotation;  // a stuck ball's held relative orientation
   std::vector<int> force_mode;             // stick/slip modes
   std::vector<Vec3> force_slip_axis;       // a ball's slip direction (zero for the others)
+  std::vector<double> force_rest_rate;     // |w| where a ball's slip started from rest
   int structure_version = 0;
   std::vector<std::string> warnings;
   std::map<std::string, int> warning_repeats;

@@ -35,6 +35,7 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
     m->force_mode.push_back(f->mode());
     const auto* ball = dynamic_cast<const JointFrictionElement*>(f.get());
     m->force_slip_axis.push_back(ball != nullptr ? ball->slip_axis_B() : Vec3::Zero());
+    m->force_rest_rate.push_back(ball != nullptr ? ball->rest_rate() : 0.0);
   }
   m->structure_version = s.structure_version;
   m->warnings = s.warnings;
@@ -74,8 +75,10 @@ void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   }
   for (std::size_t f = 0; f < s.forces.size(); ++f) {
     s.forces[f]->set_mode(m.force_mode[f]);
-    if (auto* ball = dynamic_cast<JointFrictionElement*>(s.forces[f].get()))
+    if (auto* ball = dynamic_cast<JointFrictionElement*>(s.forces[f].get())) {
       ball->set_slip_axis_B(m.force_slip_axis[f]);
+      ball->set_rest_rate(m.force_rest_rate[f]);
+    }
   }
   // the structure of the saved run, with its dependent rows (not detected
   // again: at another state the pivots could choose other rows)

@@ -288,6 +288,11 @@ class System final : public MechanicalSystem {
   int decide_joint_friction(int k);
   /// True if element k's slip has a direction rather than a sign (a ball).
   bool stick_slip_has_direction(int k) const;
+  /// A ball just decided to slip from (near) rest whose relative angular
+  /// velocity was not exactly zero there (the round-off the location of the
+  /// zero left): the caller takes it out by the plastic impact of the ball's
+  /// hold rows before the slip starts.
+  bool ball_rest_left(int k) const;
   /// A slipping ball's slip axis follows its relative angular velocity (if
   /// that is not zero), so that its switching function w . e starts every
   /// step at |w|. Nothing for the other elements.

@@ -1,5 +1,6 @@
 #include "ictus/forces/joint_friction.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ictus {
@@ -62,9 +63,11 @@ Vec3 JointFrictionElement::load_direction_W(const ForceContext& ctx) const {
   const double along = w.dot(e);
   const Vec3 slip = along < 0.0 ? Vec3(w - 2.0 * along * e) : w;
   const double size = slip.norm();
-  // below the smallest normal number |w| has no direction worth the name:
-  // the slip axis (the direction decided at the switch) stands in
-  if (size > 1e-300 && std::isfinite(size)) return slip / size;
+  // at the level of the rest the slip started from (the round-off of the
+  // zero's location, which the decision called rest), or below the smallest
+  // normal number, |w| has no direction worth the name: the slip axis (the
+  // direction decided at the switch) stands in
+  if (size > std::max(1e-300, kRestGrowth * rest_rate_) && std::isfinite(size)) return slip / size;
   return e;
 }
 

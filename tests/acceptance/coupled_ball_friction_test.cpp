@@ -283,6 +283,86 @@ TEST(CoupledBallFriction, BallsAtRestUnderATwistTheOuterSlipsAlongItsAcceleratio
       std::acos(a.normalized().dot(tau.normalized())) * 180 / M_PI);
 }
 
+// A slip that stops in mid-run and starts again along its acceleration. A
+// core with unequal principal moments Ic = (0.2, 0.45, 0.6) kg m^2 (world
+// axes) turns in an isotropic shell (Is = 0.1) on the inner ball; the shell
+// turns on a frictionless ball. The shell spins along n (not a principal
+// axis of the core) and the core is at rest, held there by a torque
+// tau_c = -L2 n against the friction moment L2 n that the spinning shell
+// exerts on it: no gyroscopic moment on either body, so the shell slows
+// along n in a straight line, Is w' = (beta - L2) n with a torque beta n on
+// it, and the relative angular velocity reaches zero at T. Holding the
+// pair there is not possible (the holding moment 2.12 N m > L2): the slip
+// starts again along the relative angular acceleration a = ac - as, with
+//   Ic ac = tau_c - L2 e,   Is as = beta n + L2 e,   e = a / |a|,
+// a = K (tau' - L2 e), K = Ic^-1 + Is^-1 (diagonal), tau' = K^-1 (Ic^-1 tau_c
+// - beta n / Is): the closed form of slip_acceleration with J = K^-1. At T
+// the relative angular velocity is what the location of the zero leaves,
+// of round-off size and any direction. Before, the friction moment followed
+// it (w/|w| for |w| > 1e-300) instead of e.
+TEST(CoupledBallFriction, ASlipThatStopsInMidRunStartsAgainAlongItsAcceleration) {
+  const Vec3 core = kCore;
+  constexpr double kIs = 0.1, kBeta = -3.0;
+  const double spin = (kL2 - kBeta) / kIs * kT;  // stops at T
+  const Vec3 tau_core = -kL2 * kN, tau_shell = kBeta * kN;
+  const Vec3 K = core.cwiseInverse() + Vec3::Constant(1.0 / kIs);
+  const Vec3 J = K.cwiseInverse();
+  const Vec3 tau = J.cwiseProduct(tau_core.cwiseQuotient(core) - tau_shell / kIs);
+  const Vec3 a = slip_acceleration(J, tau, kL2);
+  const Vec3 e = a.normalized();
+  const Vec3 alpha_core = (tau_core - kL2 * e).cwiseQuotient(core);
+  const Vec3 alpha_shell = (tau_shell + kL2 * e) / kIs;
+  ASSERT_LT((alpha_core - alpha_shell - a).norm(), 1e-12 * a.norm());
+  // holding both: one body under tau_c + tau_s, the core held by I_c a - tau_c
+  const Vec3 together = (tau_core + tau_shell).cwiseQuotient(core + Vec3::Constant(kIs));
+  ASSERT_GT((core.cwiseProduct(together) - tau_core).norm(), kL2);
+  ASSERT_GT(std::acos(e.dot(kN)), 0.05);  // the slip starts off n
+  const std::string text = fmt::format(
+      R"(ictus: 1
+gravity: [0, 0, -{g}]
+bodies:
+  shell: {{mass: 1, inertia: [{is}, {is}, {is}], position: [0, 0, 0],
+           angular_velocity: [{w0:.17g}, {w1:.17g}, {w2:.17g}]}}
+  core: {{mass: {m2}, inertia: [{c0}, {c1}, {c2}], position: [0, 0, 0]}}
+joints:
+  outer: {{type: spherical, between: [ground, shell], at: [0, 0, 0]}}
+  inner: {{type: spherical, between: [shell, core], at: [0, 0, 0],
+           friction: {{mu: {mu2}, radius: {r}}}}}
+forces:
+  hold: {{type: torque, on: core, components: [{h0:.17g}, {h1:.17g}, {h2:.17g}]}}
+  brake: {{type: torque, on: shell, components: [{b0:.17g}, {b1:.17g}, {b2:.17g}]}}
+simulate: {{until: 0.15, output_step: 0.001, rtol: 1e-10, atol: 1e-12}}
+)",
+      fmt::arg("g", kG), fmt::arg("is", kIs), fmt::arg("w0", spin * kN.x()),
+      fmt::arg("w1", spin * kN.y()), fmt::arg("w2", spin * kN.z()), fmt::arg("m2", kM2),
+      fmt::arg("c0", core.x()), fmt::arg("c1", core.y()), fmt::arg("c2", core.z()),
+      fmt::arg("mu2", kMu2), fmt::arg("r", kR), fmt::arg("h0", tau_core.x()),
+      fmt::arg("h1", tau_core.y()), fmt::arg("h2", tau_core.z()), fmt::arg("b0", tau_shell.x()),
+      fmt::arg("b1", tau_shell.y()), fmt::arg("b2", tau_shell.z()));
+  const test::RecordedRun r =
+      test::run_and_record(parse_model(text, "restart.yaml"),
+                           {"shell.alphax", "shell.alphay", "shell.alphaz", "inner.friction",
+                            "inner.friction_mode", "energy.impacts", "energy.balance"});
+  expect_switches(r, kT, 1e-9, "", "slip", 1);
+  // the event's second sample at T: the state just after the switch
+  std::size_t k = 0;
+  while (k + 1 < r.t.size() && r.t[k + 1] < kT + 1e-9) ++k;
+  ASSERT_NEAR(r.t[k], kT, 1e-9);
+  ASSERT_NEAR(r.t[k - 1], kT, 1e-9);
+  const Vec3 alpha = sample(r, "shell", "alpha", k);
+  EXPECT_LT((alpha - alpha_shell).norm(), 1e-9 * alpha_shell.norm()) << alpha.transpose();
+  EXPECT_NEAR(r["inner.friction"][k], kL2, 1e-9);
+  EXPECT_EQ(r["inner.friction_mode"][k], 1.0);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print(
+      "slip again in mid-run: shell alpha ({:.12f}, {:.12f}, {:.12f}), closed form ({:.12f}, "
+      "{:.12f}, {:.12f}), relative error {:.1e}; e {:.3f} deg off n; energy audit {:.2e} J, "
+      "impacts {:.2e} J\n",
+      alpha.x(), alpha.y(), alpha.z(), alpha_shell.x(), alpha_shell.y(), alpha_shell.z(),
+      (alpha - alpha_shell).norm() / alpha_shell.norm(), std::acos(e.dot(kN)) * 180 / M_PI,
+      r.max_abs("energy.balance"), r.final("energy.impacts"));
+}
+
 // One ball alone, decided as a set of one: a body of the pair's mass and
 // inertia J (so the same closed form) on the outer ball, at rest under the
 // same torque. Its slip starts along a, not against the holding moment

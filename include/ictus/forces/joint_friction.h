@@ -48,9 +48,17 @@ class JointFrictionElement final : public ReactionFriction {
   Vec3 slip_axis_W(const ForceContext& ctx) const;
   /// Direction of the slip moment: w/|w| while w . e >= 0 (e the slip axis);
   /// past that plane, before the switch there is located, w with its e
-  /// component reflected; the slip axis where w = 0 (the instant a slip
-  /// starts from rest; never a division by zero).
+  /// component reflected; the slip axis while |w| is at the level of the
+  /// rest the slip started from (set_rest_rate; never a division by zero).
   Vec3 load_direction_W(const ForceContext& ctx) const;
+  /// A slip that starts from rest at a decision: |w| of that instant, the
+  /// round-off the location of the zero left (0 for an exact rest). Until
+  /// |w| has grown to kRestGrowth times it, the moment is along the slip
+  /// axis decided there (along the relative angular acceleration), not
+  /// along the leftover w.
+  void set_rest_rate(double rate) { rest_rate_ = rate; }
+  double rest_rate() const { return rest_rate_; }
+  static constexpr double kRestGrowth = 1e6;
 
   const std::string& hold_joint() const override { return joint_; }
   bool hold_is_angle() const override { return angle_; }
@@ -67,6 +75,7 @@ class JointFrictionElement final : public ReactionFriction {
   bool angle_ = false;
   bool ball_ = false;
   Vec3 slip_axis_B_ = Vec3::Zero();  // a ball's slip direction (base frame)
+  double rest_rate_ = 0.0;           // |w| where its slip started from rest
   BodyIndex base_ = kGround;
   BodyIndex follower_ = kGround;
   const Joint* frames_ = nullptr;
