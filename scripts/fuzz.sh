@@ -23,6 +23,7 @@ rm -rf "$work" "$build/findings"
 mkdir -p "$work" "$build/findings"
 cp fuzz/corpus/* "$work"/
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 if [ "${1:-}" = "--merge" ]; then
