@@ -104,13 +104,20 @@ void SchurSolver::assemble(std::span<const ConstraintRow> rows,
 }
 
 bool SchurSolver::factorize() {
-  if (size_ == 0) return true;
+  if (size_ == 0) return factorized_ = true;
   factor_.factorize_permuted(permuted_);
-  return factor_.info() == Eigen::Success;
+  // Eigen stops at an exact zero pivot (leaving L half built) but carries
+  // on through inf and NaN
+  factorized_ = factor_.info() == Eigen::Success && factor_.pivots().allFinite();
+  return factorized_;
 }
 
 void SchurSolver::solve_in_place(Eigen::Ref<VecX> b) const {
   if (size_ == 0) return;
+  if (!factorized_) {
+    b.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
   for (int i = 0; i < size_; ++i) work_(permutation_[static_cast<std::size_t>(i)]) = b(i);
   factor_.matrixL().solveInPlace(work_);
   work_.array() /= factor_.pivots().array();
@@ -137,6 +144,19 @@ int SchurSolver::first_dependent_row(std::span<const char> dropped, double toler
       return static_cast<int>(r);
   }
   return -1;
+}
+
+int SchurSolver::first_unusable_row(std::span<const char> dropped) const {
+  const auto& d = factor_.pivots();
+  for (int k = 0; k < size_; ++k) {
+    const auto r = static_cast<std::size_t>(inverse_permutation_[static_cast<std::size_t>(k)]);
+    if (dropped[r] == 0 && !(std::isfinite(d(k)) && d(k) != 0.0 && std::isfinite(diagonal_[r])))
+      return static_cast<int>(r);
+  }
+  // not reached after a failed factorize(); the first kept row keeps callers simple
+  for (int r = 0; r < size_; ++r)
+    if (dropped[static_cast<std::size_t>(r)] == 0) return r;
+  return 0;
 }
 
 std::pair<double, int> SchurSolver::smallest_pivot_ratio(std::span<const char> dropped) const {

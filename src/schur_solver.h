@@ -63,11 +63,18 @@ class SchurSolver {
   void assemble(std::span<const ConstraintRow> rows, std::span<const InverseMass> inverse_mass,
                 std::span<const char> dropped);
 
-  /// Numerical LDL^T factorisation. Returns false if a pivot is exactly zero.
+  /// Numerical LDL^T factorisation. Returns false if a pivot is exactly
+  /// zero or not finite (S not representable in double precision: masses,
+  /// inertias or lengths far out of range); first_unusable_row() names it.
   bool factorize();
 
-  /// Solves S x = b in place (b and x in the original row order).
+  /// Solves S x = b in place (b and x in the original row order). After a
+  /// failed factorize() x is all NaN: Eigen leaves the factor half built.
   void solve_in_place(Eigen::Ref<VecX> b) const;
+
+  /// After a failed factorize(): the first row not dropped, in elimination
+  /// order, whose pivot is zero or not finite.
+  int first_unusable_row(std::span<const char> dropped) const;
 
   /// Smallest pivot ratio d_k / S_kk over rows not dropped, and its row.
   /// A ratio below kDependencyTolerance signals a (new) dependent row.
@@ -123,6 +130,7 @@ class SchurSolver {
   };
 
   int size_ = 0;
+  bool factorized_ = false;  // the last factorize() succeeded
   Factor factor_;
   Eigen::SparseMatrix<double> permuted_;  // upper triangle of P S P^T, fixed pattern
   std::vector<int> permutation_;          // original row -> permuted index

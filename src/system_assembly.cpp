@@ -33,9 +33,16 @@ void add_correction(const internal::ConstraintJacobian& D, const VecX& p,
                                [&u](BodyIndex b) { return u.segment<6>(6 * b); });
 }
 
-// The joint a constraint row belongs to, as the place and element of a
-// ModelError (a driver's row: the driver).
-ModelError row_error(const System::Impl& s, int row, const std::string& what) {
+// D_r u for the velocities u of a state.
+double row_times_u(const internal::ConstraintJacobian& D, int r, const StateLayout& layout,
+                   const VecX& state) {
+  return D.row_times(r, [&](BodyIndex b) { return layout.body_velocity(state, b); });
+}
+
+}  // namespace
+
+ModelError System::Impl::row_error(int row, const std::string& what) const {
+  const System::Impl& s = *this;
   const System::Impl::Instance& inst =
       s.instances[static_cast<std::size_t>(s.row_info[static_cast<std::size_t>(row)].instance)];
   if (inst.driver >= 0 && s.drivers[static_cast<std::size_t>(inst.driver)].hold_force >= 0) {
@@ -58,13 +65,13 @@ ModelError row_error(const System::Impl& s, int row, const std::string& what) {
   return ModelError(j.where, fmt::format("joint '{}'", j.name), what);
 }
 
-// D_r u for the velocities u of a state.
-double row_times_u(const internal::ConstraintJacobian& D, int r, const StateLayout& layout,
-                   const VecX& state) {
-  return D.row_times(r, [&](BodyIndex b) { return layout.body_velocity(state, b); });
+std::string System::Impl::unrepresentable_row_message(const std::string& row) {
+  return fmt::format(
+      "row '{}' has a zero or non-finite effective mass (its pivot of D M^-1 D^T) although it is "
+      "independent of the other rows: the masses, inertias and lengths of the bodies it joins "
+      "span more orders of magnitude than double precision holds",
+      row);
 }
-
-}  // namespace
 
 double System::Impl::max_position_error(int* worst, bool include_dropped) const {
   double largest = 0.0;
@@ -136,7 +143,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model, 
         "violated: {}; no configuration near the one written satisfies them all, check the "
         "joint points, axes and lengths",
         internal::join_names(names));
-    if (for_model && worst >= 0) throw row_error(*this, worst, what);
+    if (for_model && worst >= 0) throw row_error(worst, what);
     if (for_model) throw ModelError({}, "model", what);
     throw SimulationError(time, what);
   }
@@ -155,7 +162,7 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model, 
           "when they hold; no configuration satisfies all of them, remove or correct one of "
           "these constraints",
           row_name(static_cast<int>(r)), internal::join_names(names), rows[r].position_error);
-      if (for_model) throw row_error(*this, static_cast<int>(r), what);
+      if (for_model) throw row_error(static_cast<int>(r), what);
       throw SimulationError(time, what);
     }
   }
@@ -196,14 +203,20 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
   internal::ConstraintRank given_rank;
   given_rank.analyse(all_bodies, n);
   given_rank.find_dependent_rows(all_rows, all_bodies, std::vector<char>(m, 0), drop);
-  s.assemble(all_rows, inverse_mass, drop);
-  s.factorize();
   VecX p(static_cast<Eigen::Index>(m));
   for (std::size_t r = 0; r < m; ++r)
     p(static_cast<Eigen::Index>(r)) =
         drop[r] != 0
             ? 0.0
             : all_rows[r].target - row_times_u(given_D, static_cast<int>(r), layout, state);
+  s.assemble(all_rows, inverse_mass, drop);
+  if (!s.factorize()) {
+    // D has full rank here (drop): the masses and inertias made S singular
+    const auto bad = static_cast<std::size_t>(s.first_unusable_row(drop));
+    const std::string what = unrepresentable_row_message(names[bad]);
+    if (for_model && bad < constraint_rows) throw row_error(static_cast<int>(bad), what);
+    throw SimulationError(time, what);
+  }
   s.solve_in_place(p);
   add_correction(given_D, p, inverse_mass, drop, layout.velocities(state));
 
@@ -230,7 +243,7 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
       const GivenVelocity& g = model.given_velocities()[r - constraint_rows];
       throw ModelError(g.where, fmt::format("given velocity '{}'", g.channel), what);
     }
-    if (for_model) throw row_error(*this, static_cast<int>(r), what);
+    if (for_model) throw row_error(static_cast<int>(r), what);
     throw SimulationError(time, what);
   }
   for (std::size_t r = 0; r < constraint_rows; ++r) {

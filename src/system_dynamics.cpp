@@ -265,14 +265,18 @@ void System::Impl::solve_dynamics() {
     solver.assemble(rows, inverse_mass, dropped);
     ok = solver.factorize();
   }
-  if (!tree_used && ok && m > 0) {
+  if (!tree_used && m > 0) {
     // a small pivot of S signals a possible rank change, or only a small
     // inertia (a slender rod): the geometry of D decides (constraint_rank.h),
-    // asked again only when the pivots fall a further factor of 100
-    const auto [ratio, row] = solver.smallest_pivot_ratio(dropped);
+    // asked again only when the pivots fall a further factor of 100; a
+    // failed factorisation (a zero or non-finite pivot) counts as ratio 0
+    const double ratio = ok ? solver.smallest_pivot_ratio(dropped).first : 0.0;
     if (!(ratio > geometric_check_below)) {
-      ok = ratio > 0.0 && std::isfinite(ratio) &&
-           rank.independent(rows, row_bodies, dropped, kSingularWindow);
+      ok = rank.independent(rows, row_bodies, dropped, kSingularWindow);
+      // D has full rank but S lost every digit of a pivot (a body far
+      // stiffer in rotation than in translation: the KKT system, whose
+      // pivoting eliminates in the same order, fails as well)
+      if (ok && !(ratio > 0.0)) throw SimulationError(t, kMassesOutOfRange);
       if (ok) {
         geometric_check_below = 1e-2 * ratio;
         // S lost far more digits than the geometry explains (the square of
@@ -312,7 +316,7 @@ void System::Impl::solve_dynamics() {
               return (Vec6() << l.force_W, l.torque_B).finished();
             },
             kkt_rhs, dropped, accelerations, multipliers))
-      throw SimulationError(t, "the constraint set is singular (saddle-point system)");
+      throw SimulationError(t, kMassesOutOfRange);
     for (std::size_t r = 0; r < m; ++r)
       if (dropped[r] == 0 && instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
         driver_power += multipliers(static_cast<Eigen::Index>(r)) * row_rate(static_cast<int>(r));

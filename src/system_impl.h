@@ -22,6 +22,7 @@
 #include "constraint_jacobian.h"
 #include "constraint_rank.h"
 #include "ictus/compiled_model.h"
+#include "ictus/error.h"
 #include "ictus/system.h"
 #include "kkt_solver.h"
 #include "schur_solver.h"
@@ -242,6 +243,18 @@ struct System::Impl {
   /// counted (warning_repeats).
   void warn(std::string text);
   std::string row_name(int row) const;
+  /// The joint (or driver, contact) a row belongs to, as the place and
+  /// element of a ModelError.
+  ModelError row_error(int row, const std::string& what) const;
+  /// Why S (and the KKT system, which eliminates in the same order) fails
+  /// although D has full rank: the masses and inertias.
+  static constexpr const char* kMassesOutOfRange =
+      "the constraint set cannot be solved although its geometry has full rank: the masses and "
+      "inertias span more orders of magnitude than double precision holds (a body far stiffer "
+      "in rotation than in translation, or far lighter)";
+  /// What a row whose effective mass (its pivot of S = D M^-1 D^T) is zero
+  /// or not finite, although its geometry is independent, tells the user.
+  static std::string unrepresentable_row_message(const std::string& row);
   /// The joint's name, or for a row of no joint the element it holds.
   std::string owner_of_row(int row) const;
   StructureReport report();

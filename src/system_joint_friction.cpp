@@ -234,7 +234,7 @@ void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
               return (Vec6() << l.force_W, l.torque_B).finished();
             },
             unit_zero_rhs, dropped, acc, mult))
-      throw SimulationError(t, "the constraint set is singular (saddle-point system)");
+      throw SimulationError(t, kMassesOutOfRange);
   } else {
     for (int b = 0; b < n; ++b) {
       const auto i = static_cast<std::size_t>(b);

@@ -270,12 +270,16 @@ void System::Impl::detect_redundancy(bool report, double sine) {
   rank.find_dependent_rows(rows, row_bodies, no_rows, dropped, sine);
   geometric_check_below = kSchurCheck;
   solver.assemble(rows, inverse_mass, dropped);
-  solver.factorize();
+  const bool factorized = solver.factorize();
   // which kept rows each dropped row depends on: solve S c = D M^-1 D_r^T
   const auto m = static_cast<Eigen::Index>(rows.size());
   std::vector<std::string> dropped_names;
   for (Eigen::Index r = 0; r < m; ++r) {
     if (dropped[static_cast<std::size_t>(r)] == 0) continue;
+    if (!factorized) {
+      const int bad = solver.first_unusable_row(dropped);
+      throw row_error(bad, unrepresentable_row_message(row_name(bad)));
+    }
     VecX column = VecX::Zero(m);
     for (Eigen::Index k = 0; k < m; ++k)
       column(k) = dropped[static_cast<std::size_t>(k)] != 0

@@ -436,5 +436,47 @@ TEST(SchurSolver, PivotSpreadEstimatesTheCondition) {
               kRounding * rest.maxCoeff() / rest.minCoeff());
 }
 
+// Rows that differ only in the rotation of a body whose inverse inertia is
+// negligible (a body far stiffer in rotation than in translation) make S
+// exactly singular in floating point: Eigen stops at the zero pivot and leaves
+// the factor half built. Solving with it read past the factor (a fuzzing
+// finding, SEGV in the triangular solve); now the failure is reported, the
+// solution is NaN and the row is named. Non-finite entries fail the same way.
+TEST(SchurSolver, AFailedFactorisationIsReportedAndNeverSolvedWith) {
+  Random rng(12);
+  Problem p = random_problem(rng, 6, 9);
+  p.inverse_mass[0].inv_inertia.setZero();
+  for (int k = 0; k < 3; ++k) {
+    p.add_row(rng, 0, kGround);
+    p.rows.back().J_base.head<3>() = Vec3(1.0, 0.0, 0.0);
+  }
+  const std::vector<char> none(static_cast<std::size_t>(p.size()), 0);
+  SchurSolver solver;
+  solver.analyse(p.pattern, p.bodies);
+  solver.assemble(p.rows, p.inverse_mass, none);
+  EXPECT_FALSE(solver.factorize());
+  VecX b = VecX::Ones(p.size());
+  solver.solve_in_place(b);
+  EXPECT_TRUE(b.array().isNaN().all());
+  EXPECT_GE(solver.first_unusable_row(none), p.size() - 3);
+
+  // a finite system factorises again afterwards
+  Problem finite = p;
+  finite.inverse_mass[0] = random_inverse_mass(rng);
+  solver.assemble(finite.rows, finite.inverse_mass, none);
+  ASSERT_TRUE(solver.factorize());
+  b.setOnes();
+  solver.solve_in_place(b);
+  EXPECT_TRUE(b.allFinite());
+
+  Problem overflowing = finite;
+  overflowing.inverse_mass[0].inv_mass = std::numeric_limits<double>::infinity();
+  solver.assemble(overflowing.rows, overflowing.inverse_mass, none);
+  EXPECT_FALSE(solver.factorize());
+  b.setOnes();
+  solver.solve_in_place(b);
+  EXPECT_TRUE(b.array().isNaN().all());
+}
+
 }  // namespace
 }  // namespace ictus::internal
