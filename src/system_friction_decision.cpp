@@ -23,6 +23,12 @@
 // stick can often also start to slip); two different ones with that count
 // are reported as Painleve, as is none.
 //
+// The joints and contact tangents that slip on through the instant (not in
+// the set) are members with their one slip direction: F_R = Lambda (y0_R +
+// T_R. F), Lambda = diag(-s mu sigma), rows of every combination (their sides
+// enumerated, their accelerations not tested), so their forces respond to the
+// set's (friction.md, "The elements that slip on").
+//
 // More than kMaxFrictionEnumerated elements, or a decision that would need
 // more than kTrialBudget solves (few of many elements stuck), are decided
 // through a linear complementarity problem instead (coupled_friction_lcp
@@ -194,21 +200,37 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     fj.push_back(f);
     index.push_back(e);
   }
+  const auto deciding = static_cast<int>(fj.size());
+  if (deciding == 0) return;
+  // one: as it is decided alone, the others without force (a ball here)
+  if (deciding == 1 && (fj[0]->joint >= 0 || fj[0]->contact_side >= 0) && !fj[0]->ball) {
+    modes[index[0]] = decide_joint_friction(elements[index[0]]);
+    return;
+  }
+  // The frictional joints and contact tangents that slip on (not in the set,
+  // their rate not zero) are members too, in their slip direction: their
+  // forces F = -s mu sigma y respond to the set's through their normal forces
+  // (at the start of a run those of the instant come from the set's
+  // provisional modes, far from any motion). A slipping ball keeps its moment.
+  for (Impl::FrictionJoint& f : s.friction_joints) {
+    if (!f.unit_valid || f.ball || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
+    if (f.contact_side >= 0) {
+      const int row = s.contact_row(f.contact_side);
+      if (row < 0 || s.dropped[static_cast<std::size_t>(row)] != 0) continue;
+    }
+    fj.push_back(&f);
+  }
   const auto k = static_cast<int>(fj.size());
-  if (k == 0) return;
   auto at = [&](int i) -> Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
   // its limit is its own F_max (not a reaction)
   auto own_limit = [&](int i) { return at(i).joint < 0 && at(i).contact_side < 0; };
   auto ball = [&](int i) { return at(i).ball; };
-  // one: as it is decided alone, the others without force (a ball here)
-  if (k == 1 && !own_limit(0) && !ball(0)) {
-    modes[index[0]] = decide_joint_friction(elements[index[0]]);
-    return;
-  }
+  // slips on in its own direction, decided with the set but not a member of it
+  auto slips_on = [&](int i) { return i >= deciding; };
   const ForceContext ctx(s.kin, s.t);
   auto names = [&]() {
     std::string out;
-    for (int i = 0; i < k; ++i)
+    for (int i = 0; i < deciding; ++i)
       out += fmt::format("{}{} '{}'", i == 0 ? "" : ", ",
                          own_limit(i)              ? "element"
                          : at(i).contact_side >= 0 ? "contact"
@@ -335,6 +357,8 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   const double acc_tol = 1e-10 * acc_scale + 1e-300;
 
   std::vector<int> mode(static_cast<std::size_t>(k)), best(static_cast<std::size_t>(k));
+  for (int i = deciding; i < k; ++i)
+    mode[static_cast<std::size_t>(i)] = stick_slip_element(at(i).stick_slip).mode();
   VecX sigma(k);
   // is F (with the sides sigma of the slipping elements) a solution of combination `mode`?
   auto consistent = [&](const VecX& F) {
@@ -367,7 +391,8 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
         if (std::abs(acc(o)) > acc_tol) return false;
       } else {
         if (sigma(i) == 0.0 ? y(o) > force_tol : sigma(i) * y(o) < -force_tol) return false;
-        if (!(m * acc(o) > acc_tol)) return false;
+        // one that slips on keeps its direction whatever its acceleration
+        if (!slips_on(i) && !(m * acc(o) > acc_tol)) return false;
       }
     }
     return true;
@@ -537,20 +562,22 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   auto enumerate = [&]() {
     std::vector<int> slip(static_cast<std::size_t>(k));
     long trials = 0;  // linear systems solved
-    for (int stuck = k; stuck >= 0 && best_count == 0; --stuck) {
-      for (unsigned stuck_set = 0; stuck_set < (1u << k); ++stuck_set) {
+    for (int stuck = deciding; stuck >= 0 && best_count == 0; --stuck) {
+      for (unsigned stuck_set = 0; stuck_set < (1u << deciding); ++stuck_set) {
         if (std::popcount(stuck_set) != stuck) continue;
         int slipping = 0;
         long cost = 1;
-        for (int i = 0; i < k; ++i)
+        for (int i = 0; i < deciding; ++i)
           if ((stuck_set >> i & 1u) == 0) {
             slip[static_cast<std::size_t>(slipping++)] = i;
             if (ball(i)) cost *= kBallCost;
           }
-        for (unsigned ways = 0; ways < (1u << slipping); ++ways) {
+        const int choosing = slipping;  // the set's, whose directions are enumerated
+        for (int i = deciding; i < k; ++i) slip[static_cast<std::size_t>(slipping++)] = i;
+        for (unsigned ways = 0; ways < (1u << choosing); ++ways) {
           bool repeated = false;  // a ball has one slip option
-          for (int i = 0; i < k; ++i) mode[static_cast<std::size_t>(i)] = kStick;
-          for (int j = 0; j < slipping; ++j) {
+          for (int i = 0; i < deciding; ++i) mode[static_cast<std::size_t>(i)] = kStick;
+          for (int j = 0; j < choosing; ++j) {
             const int i = slip[static_cast<std::size_t>(j)];
             const bool negative = (ways >> j & 1u) != 0;
             repeated = repeated || (ball(i) && negative);
@@ -584,7 +611,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // the modes decided; a slipping ball's slip axis along its acceleration
   auto take = [&](const std::vector<int>& decided, const VecX& F) {
     const VecX acc = a0 + C * F;
-    for (int i = 0; i < k; ++i) {
+    for (int i = 0; i < deciding; ++i) {
       const int m = decided[static_cast<std::size_t>(i)];
       modes[index[static_cast<std::size_t>(i)]] = m;
       if (ball(i) && m != kStick) s.set_ball_slip_axis(at(i), acc.segment<3>(off(i)).normalized());
@@ -593,7 +620,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   auto not_solved = [&]() {
     return unsolved ? "; combinations with more than two balls slipping are not solved" : "";
   };
-  if (k <= kMaxFrictionEnumerated && enumerate()) {
+  if (deciding <= kMaxFrictionEnumerated && enumerate()) {
     if (best_count != 1)
       throw SimulationError(
           s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "
@@ -619,16 +646,40 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // coefficient for the slipping elements and the sides checked at the
   // solution. If it fails, the kinetic LCP's combination is tested.
   const VecX y_now = y0 + T * current;
-  VecX side(n), linear_y0 = y0;
-  MatX linear_T = T;
-  VecX row_mu(n), row_mu_static(n);
-  for (int i = 0; i < k; ++i) {
+  // The members that slip on enter the set's problem condensed, with their
+  // sides of the instant: F_R = Lambda (y0_R + T_RR F_R + T_RS F_S), so
+  //   F_R = Q (y0_R + T_RS F_S),   Q = (I - Lambda T_RR)^-1 Lambda,
+  // Lambda = diag(-s mu sigma), and the set's responses are those with F_R.
+  const int ns = off(deciding), nr = n - ns;
+  VecX lambda_on(nr);
+  for (int i = deciding; i < k; ++i) {
+    sigma(i) = at(i).contact_side >= 0 ? (y_now(off(i)) > 0.0 ? 1.0 : 0.0)
+                                       : (y_now(off(i)) < 0.0 ? -1.0 : 1.0);
+    lambda_on(off(i) - ns) = -mode[static_cast<std::size_t>(i)] * mu(i) * sigma(i);
+  }
+  MatX Q(nr, nr);
+  if (nr > 0) {
+    const Eigen::FullPivLU<MatX> lu(
+        MatX(MatX::Identity(nr, nr) - lambda_on.asDiagonal() * T.bottomRightCorner(nr, nr)));
+    if (lu.isInvertible()) Q = lu.solve(MatX(lambda_on.asDiagonal()));
+  }
+  const bool condensed = nr == 0 || Q.allFinite();
+  const MatX C_set =
+      C.topLeftCorner(ns, ns) + C.topRightCorner(ns, nr) * Q * T.bottomLeftCorner(nr, ns);
+  const VecX a0_set = a0.head(ns) + C.topRightCorner(ns, nr) * (Q * y0.tail(nr));
+  const MatX T_set =
+      T.topLeftCorner(ns, ns) + T.topRightCorner(ns, nr) * Q * T.bottomLeftCorner(nr, ns);
+  const VecX y0_set = y0.head(ns) + T.topRightCorner(ns, nr) * (Q * y0.tail(nr));
+  VecX side(ns), linear_y0 = y0_set;
+  MatX linear_T = T_set;
+  VecX row_mu(ns), row_mu_static(ns);
+  for (int i = 0; i < deciding; ++i) {
     const int o = off(i);
     if (ball(i)) {
       const Vec3 f = y_now.segment<3>(o);
       const Vec3 along = f.norm() > 0.0 ? Vec3(f.normalized()) : Vec3::Zero();
-      const double normal0 = along.dot(y0.segment<3>(o));
-      const Eigen::RowVectorXd normal_row = along.transpose() * T.middleRows(o, 3);
+      const double normal0 = along.dot(y0_set.segment<3>(o));
+      const Eigen::RowVectorXd normal_row = along.transpose() * T_set.middleRows(o, 3);
       for (int c = 0; c < 3; ++c) {
         linear_y0(o + c) = normal0;
         linear_T.row(o + c) = normal_row;
@@ -647,13 +698,13 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     row_mu_static(o) = mu_static(i);
   }
   for (const bool static_limit : {true, false}) {
-    if (!static_limit && mu == mu_static) break;
+    if (!condensed || (!static_limit && mu == mu_static)) break;
     VecX F;
-    if (!coupled_friction_lcp(C, linear_T, a0, linear_y0,
+    if (!coupled_friction_lcp(C_set, linear_T, a0_set, linear_y0,
                               (static_limit ? row_mu_static : row_mu).cwiseProduct(side), F))
       continue;
-    const VecX acc = a0 + C * F;
-    for (int i = 0; i < k; ++i) {
+    const VecX acc = a0_set + C_set * F;
+    for (int i = 0; i < deciding; ++i) {
       const int o = off(i);
       mode[static_cast<std::size_t>(i)] =
           ball(i) ? (acc.segment<3>(o).norm() <= acc_tol ? kStick : kSlipPositive)
@@ -669,7 +720,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
                            "complementarity problem of Coulomb friction), a slipping ball has "
                            "several consistent slip moments here (Painleve's paradox); the rigid "
                            "model does not determine the motion. Lower mu, or model the compliance",
-                           names(), k));
+                           names(), deciding));
     take(mode, solution);
     return;
   }
@@ -679,7 +730,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
                        "slip is consistent with the sides of the normal forces at this instant "
                        "(Painleve's paradox, or a normal force changing side here{}); the rigid "
                        "model does not determine the motion. Lower mu, or model the compliance",
-                       names(), k, not_solved()));
+                       names(), deciding, not_solved()));
 }
 
 }  // namespace ictus
