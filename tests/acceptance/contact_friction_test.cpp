@@ -197,9 +197,10 @@ simulate:
 // from its mass, inertia and corner positions, every closed/open and
 // stick/slip combination of the two corners tested as a linear feasibility
 // problem, the statically indeterminate split of the two sideways holds
-// included). For the cases below it has exactly one consistent
-// combination: both corners closed, both y tangents stuck, equal normal
-// forces N (the table below) and sideways forces summing to zero.
+// included: tests/checks/leaning_rod_combinations.py). For the cases below
+// it has exactly one consistent combination: both corners closed, both y
+// tangents stuck, equal normal forces N (the table below) and sideways
+// forces summing to zero.
 struct LeaningRodCase {
   double mu, v, normal;  // normal: each corner's N from the independent computation
 };
