@@ -67,10 +67,8 @@ ModelError System::Impl::row_error(int row, const std::string& what) const {
 
 std::string System::Impl::unrepresentable_row_message(const std::string& row) {
   return fmt::format(
-      "row '{}' has a zero or non-finite effective mass (its pivot of D M^-1 D^T) although it is "
-      "independent of the other rows: the masses, inertias and lengths of the bodies it joins "
-      "span more orders of magnitude than double precision holds",
-      row);
+      "row '{}' has a zero or non-finite effective mass (its pivot of D M^-1 D^T); {}", row,
+      kMassesOutOfRange);
 }
 
 double System::Impl::max_position_error(int* worst, bool include_dropped) const {
