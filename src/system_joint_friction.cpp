@@ -24,6 +24,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "contact_friction_solutions.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "ictus/forces/contact_friction.h"
 #include "ictus/forces/joint_friction.h"
@@ -105,6 +106,22 @@ int contact_slip_normal(double n0, double t, double mu, int s, double* normal) {
   if (!(a > 0.0)) return 0;
   *normal = n0 / a;
   return 1;
+}
+
+// What the enumeration of this instant's contact combinations found, for the
+// message of det(I - G T) <= 0
+std::string instant_count_text(const internal::ContactFrictionSolutions& c) {
+  if (!c.counted) return "";
+  if (c.consistent == 0)
+    return ", and no combination of the contacts open or closed, stuck or slipping is "
+           "consistent at this instant";
+  if (c.consistent > 1)
+    return fmt::format(
+        ", and {} combinations of the contacts open or closed, stuck or slipping "
+        "are consistent at this instant",
+        c.consistent);
+  return ", and the one combination consistent at this instant opens a contact or starts a slip, "
+         "which ictus does not switch to here";
 }
 
 // mu_t: mu |dN/dF| of a single joint (its uniqueness needs mu_t < 1), or NaN
@@ -453,14 +470,21 @@ void System::Impl::solve_joint_friction() {
     // equation (2). Otherwise the normal forces fall as the load grows: with
     // the points closed some would pull, open they would fall in (no
     // solution), or both would do (several): Painleve
-    if (joint_count < count && !(determinant > 0.0))
-      throw SimulationError(
-          t, fmt::format("{}: slipping together, Coulomb friction with the contacts' normal "
-                         "forces has no unique solution here (det(I - G T) = {:.6g} <= 0: the "
-                         "normal forces would fall as what presses the points grows; Painleve's "
-                         "paradox); the rigid model does not determine the motion. Lower mu, or "
-                         "model the contacts' compliance",
-                         sites(), determinant));
+    // det(I - G T) <= 0 is a condition for every load: this instant may
+    // still have one solution, the current one (contact_friction_solutions.h)
+    if (joint_count < count && !(determinant > 0.0)) {
+      const internal::ContactFrictionSolutions at_instant =
+          internal::count_contact_friction_solutions(*this);
+      if (!(at_instant.counted && at_instant.consistent == 1 &&
+            (at_instant.current || at_instant.provisional)))
+        throw SimulationError(
+            t, fmt::format("{}: slipping together, Coulomb friction with the contacts' normal "
+                           "forces has no unique solution here (det(I - G T) = {:.6g} <= 0: the "
+                           "normal forces would fall as what presses the points grows{}; "
+                           "Painleve's paradox); the rigid model does not determine the motion. "
+                           "Lower mu, or model the contacts' compliance",
+                           sites(), determinant, instant_count_text(at_instant)));
+    }
     for (int i = 0; i < count; ++i) force[static_cast<std::size_t>(i)] = solution(i);
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
