@@ -1,9 +1,11 @@
 // Cost of one evaluation of the equations of motion (kinematics, forces,
 // constraint rows, Schur complement assembly, sparse LDL^T, solve) for
 // chains of N links joined by revolute joints: it should grow linearly in N.
-// Protocol: the state is assembled once; each iteration evaluates y' at the
-// same state at another time (the numerical factorisation is redone every
-// time, as in a run).
+// Protocol: the state is assembled once; each iteration evaluates y' at it
+// and at the same state with every body turned by about 1e-9 rad in turn, so
+// that the constraint Jacobian changes and the numerical factorisation is
+// redone every time, as in a run (at unchanged Jacobians the solvers keep
+// it: BM_ChainDerivativeNewVelocities measures that case).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -14,6 +16,15 @@
 
 namespace {
 
+// y with every body's orientation quaternion nudged (a rotation of about
+// 1e-9 rad): other Jacobians, the same state to the eye
+ictus::VecX turned(const ictus::System& system, const ictus::VecX& y) {
+  ictus::VecX out = y;
+  const ictus::StateLayout& l = system.layout();
+  for (int b = 0; b < l.bodies; ++b) l.body_quaternion(out, b).array() += 1e-9;
+  return out;
+}
+
 // range(1): 1 = the linear-time tree solve (the default), 0 = the general
 // sparse path through S = D M^-1 D^T
 void BM_ChainDerivative(benchmark::State& state) {
@@ -23,12 +34,11 @@ void BM_ChainDerivative(benchmark::State& state) {
   ictus::VecX y = system.initial_state();
   system.assemble(0.0, y);
   ictus::VecX dy(y.size());
-  // the System reuses an evaluation at an unchanged (t, y): alternate t
-  // (nothing in the chain depends on it) so that every call evaluates
-  double t = 0.0;
+  const ictus::VecX other = turned(system, y);
+  bool at_other = false;
   for (auto _ : state) {
-    t = t == 0.0 ? 1e-12 : 0.0;
-    system.derivative(t, y, dy);
+    at_other = !at_other;
+    system.derivative(0.0, at_other ? other : y, dy);
     benchmark::DoNotOptimize(dy.data());
   }
   state.SetComplexityN(links);
@@ -39,6 +49,37 @@ void BM_ChainDerivative(benchmark::State& state) {
                                                          benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ChainDerivative)
+    ->ArgsProduct({benchmark::CreateRange(4, 1024, 4), {1, 0}})
+    ->ArgNames({"N", "tree"});
+
+// The same evaluation where only the velocities changed since the last one
+// (the velocity columns of a difference-quotient Jacobian): the rows'
+// Jacobians are the same bit for bit and the factorisation is kept
+// (SchurSolver::assemble, TreeKktSolver::factorize).
+void BM_ChainDerivativeNewVelocities(benchmark::State& state) {
+  const int links = static_cast<int>(state.range(0));
+  ictus::System system(ictus::test::make_chain(links));
+  system.set_tree_dynamics(state.range(1) != 0);
+  ictus::VecX y = system.initial_state();
+  system.assemble(0.0, y);
+  ictus::VecX dy(y.size());
+  ictus::VecX other = y;
+  system.layout().velocities(other).array() += 1e-3;
+  bool at_other = false;
+  const long factorisations = system.dynamics_factorisations();
+  for (auto _ : state) {
+    at_other = !at_other;
+    system.derivative(0.0, at_other ? other : y, dy);
+    benchmark::DoNotOptimize(dy.data());
+  }
+  state.SetComplexityN(links);
+  state.counters["factorisations"] =
+      static_cast<double>(system.dynamics_factorisations() - factorisations);
+  state.counters["per_link_ns"] =
+      benchmark::Counter(static_cast<double>(links), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_ChainDerivativeNewVelocities)
     ->ArgsProduct({benchmark::CreateRange(4, 1024, 4), {1, 0}})
     ->ArgNames({"N", "tree"});
 
@@ -72,10 +113,11 @@ void BM_LoopDerivative(benchmark::State& state) {
   system.assemble(0.0, y);
   ictus::VecX dy(y.size());
   const double t0 = model.settings().start;
-  double t = t0;
+  const ictus::VecX other = turned(system, y);
+  bool at_other = false;
   for (auto _ : state) {
-    t = t == t0 ? t0 + 1e-12 : t0;
-    system.derivative(t, y, dy);
+    at_other = !at_other;
+    system.derivative(t0, at_other ? other : y, dy);
     benchmark::DoNotOptimize(dy.data());
   }
   state.counters["tree_used"] = system.tree_dynamics_used() ? 1.0 : 0.0;

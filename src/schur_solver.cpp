@@ -9,6 +9,13 @@ namespace ictus::internal {
 
 void SchurSolver::analyse(std::span<const RowBodies> rows, int body_count) {
   size_ = static_cast<int>(rows.size());
+  assembled_ = false;
+  kept_ = false;
+  factorized_ = false;
+  pattern_.assign(rows.begin(), rows.end());
+  key_jacobians_.assign(2 * rows.size(), Vec6::Zero());
+  key_inverse_mass_.assign(static_cast<std::size_t>(body_count), InverseMass{});
+  key_dropped_.assign(rows.size(), 0);
   contributions_.clear();
   diagonal_.assign(rows.size(), 0.0);
   work_.resize(size_);
@@ -82,9 +89,44 @@ void SchurSolver::analyse(std::span<const RowBodies> rows, int body_count) {
 
 namespace ictus::internal {
 
+bool SchurSolver::same_inputs(std::span<const ConstraintRow> rows,
+                              std::span<const InverseMass> inverse_mass,
+                              std::span<const char> dropped) const {
+  if (!assembled_ || rows.size() != static_cast<std::size_t>(size_) ||
+      inverse_mass.size() != key_inverse_mass_.size() || dropped.size() != key_dropped_.size())
+    return false;
+  // exact comparison (a NaN never matches): the same inputs give the same S
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if ((pattern_[r].base != kGround &&
+         (rows[r].J_base.array() != key_jacobians_[2 * r].array()).any()) ||
+        (pattern_[r].follower != kGround &&
+         (rows[r].J_follower.array() != key_jacobians_[2 * r + 1].array()).any()))
+      return false;
+  for (std::size_t b = 0; b < inverse_mass.size(); ++b)
+    if (inverse_mass[b].inv_mass != key_inverse_mass_[b].inv_mass ||
+        (inverse_mass[b].inv_inertia.array() != key_inverse_mass_[b].inv_inertia.array()).any())
+      return false;
+  return std::equal(dropped.begin(), dropped.end(), key_dropped_.begin());
+}
+
 void SchurSolver::assemble(std::span<const ConstraintRow> rows,
                            std::span<const InverseMass> inverse_mass,
                            std::span<const char> dropped) {
+  kept_ = same_inputs(rows, inverse_mass, dropped);
+  if (kept_) return;
+  // the key, where the inputs have the sizes of the analysis (always, but
+  // for a caller that passes fewer bodies: then nothing is kept)
+  assembled_ = rows.size() == static_cast<std::size_t>(size_) &&
+               inverse_mass.size() == key_inverse_mass_.size() &&
+               dropped.size() == key_dropped_.size();
+  if (assembled_) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      key_jacobians_[2 * r] = rows[r].J_base;
+      key_jacobians_[2 * r + 1] = rows[r].J_follower;
+    }
+    std::copy(inverse_mass.begin(), inverse_mass.end(), key_inverse_mass_.begin());
+    std::copy(dropped.begin(), dropped.end(), key_dropped_.begin());
+  }
   double* values = permuted_.valuePtr();
   std::fill(values, values + permuted_.nonZeros(), 0.0);
   for (const Contribution& c : contributions_) {
@@ -105,6 +147,8 @@ void SchurSolver::assemble(std::span<const ConstraintRow> rows,
 
 bool SchurSolver::factorize() {
   if (size_ == 0) return factorized_ = true;
+  if (kept_ && factorized_) return true;  // S unchanged since its last factor
+  ++factorizations_;
   factor_.factorize_permuted(permuted_);
   // Eigen stops at an exact zero pivot (leaving L half built) but carries
   // on through inf and NaN

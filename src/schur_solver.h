@@ -60,13 +60,20 @@ class SchurSolver {
   void analyse(std::span<const RowBodies> rows, int body_count);
 
   /// Fills S from the current rows. Rows flagged in `dropped` get identity.
+  /// Where the rows' Jacobians, the inverse masses and `dropped` are those of
+  /// the last assembly (bit for bit: only the velocities moved, as in the
+  /// velocity columns of a difference-quotient Jacobian), S is kept as it is.
   void assemble(std::span<const ConstraintRow> rows, std::span<const InverseMass> inverse_mass,
                 std::span<const char> dropped);
 
   /// Numerical LDL^T factorisation. Returns false if a pivot is exactly
   /// zero or not finite (S not representable in double precision: masses,
   /// inertias or lengths far out of range); first_unusable_row() names it.
+  /// After an assembly that kept S, the last successful factor is kept.
   bool factorize();
+
+  /// Numerical factorisations computed (not kept) since construction.
+  long factorizations() const { return factorizations_; }
 
   /// Solves S x = b in place (b and x in the original row order). After a
   /// failed factorize() x is all NaN: Eigen leaves the factor half built.
@@ -129,8 +136,19 @@ class SchurSolver {
     int value_index;  // into permuted_.valuePtr()
   };
 
+  // the inputs of the last assembly: S depends on nothing else
+  bool same_inputs(std::span<const ConstraintRow> rows, std::span<const InverseMass> inverse_mass,
+                   std::span<const char> dropped) const;
+
   int size_ = 0;
   bool factorized_ = false;  // the last factorize() succeeded
+  bool assembled_ = false;   // the key below holds the inputs of the values in permuted_
+  bool kept_ = false;        // the last assemble() kept S
+  long factorizations_ = 0;
+  std::vector<RowBodies> pattern_;   // per row: its bodies (a ground side is never read)
+  std::vector<Vec6> key_jacobians_;  // per row: J_base, J_follower
+  std::vector<InverseMass> key_inverse_mass_;
+  std::vector<char> key_dropped_;
   Factor factor_;
   Eigen::SparseMatrix<double> permuted_;  // upper triangle of P S P^T, fixed pattern
   std::vector<int> permutation_;          // original row -> permuted index

@@ -660,6 +660,10 @@ long System::constraint_row_evaluations() const {
   return impl_->row_evaluations;
 }
 
+long System::dynamics_factorisations() const {
+  return impl_->solver.factorizations() + impl_->tree.factorizations();
+}
+
 bool System::tree_dynamics_used() const {
   return impl_->tree_used;
 }

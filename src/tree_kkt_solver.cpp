@@ -27,6 +27,7 @@ int find_root(std::vector<int>& parent, int i) {
 bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Body> bodies,
                             std::span<const char> dropped) {
   usable_ = false;
+  factorized_ = false;
   edges_.clear();
   order_.clear();
   cut_rows_.clear();
@@ -201,12 +202,12 @@ bool TreeKktSolver::analyse(std::span<const RowBodies> rows, std::span<const Bod
 }
 
 bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
-  smallest_ratio_ = std::numeric_limits<double>::infinity();
-  for (std::size_t b = 0; b < mass_.size(); ++b) body_pivot_[b] = mass_[b];
+  // the edges' blocks from the rows, compared with those of the last
+  // factorisation as they are written (exactly: a NaN never matches)
+  bool kept = factorized_;
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     const Edge& edge = edges_[e];
-    Mat6& child = edge_child_[e];
-    Mat6& parent = edge_parent_[e];
+    Mat6 child, parent;
     for (int k = 0; k < edge.count; ++k) {
       const ConstraintRow& row = rows[static_cast<std::size_t>(edge.rows[k])];
       const bool child_is_base = edge.row_base[k] == edge.child;
@@ -225,7 +226,23 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
     } else if (point_mass_[static_cast<std::size_t>(edge.parent)] != 0) {
       parent.rightCols<3>().setZero();
     }
+    kept = kept && (child.array() == edge_child_[e].array()).all() &&
+           (parent.array() == edge_parent_[e].array()).all();
+    edge_child_[e] = child;
+    edge_parent_[e] = parent;
   }
+  for (std::size_t k = 0; k < cut_rows_.size() && kept; ++k) {
+    const ConstraintRow& row = rows[static_cast<std::size_t>(cut_rows_[k])];
+    kept =
+        (row_on_body(row.J_base, cut_bodies_[k].base).array() == cut_base_[k].array()).all() &&
+        (row_on_body(row.J_follower, cut_bodies_[k].follower).array() == cut_follower_[k].array())
+            .all();
+  }
+  if (kept) return true;  // the factor and smallest_ratio_ are those of these rows
+  factorized_ = false;
+  ++factorizations_;
+  smallest_ratio_ = std::numeric_limits<double>::infinity();
+  for (std::size_t b = 0; b < mass_.size(); ++b) body_pivot_[b] = mass_[b];
   for (const Node& node : order_) {
     const auto i = static_cast<std::size_t>(node.index);
     if (!node.is_edge) {
@@ -257,7 +274,8 @@ bool TreeKktSolver::factorize(std::span<const ConstraintRow> rows) {
     body_pivot_[static_cast<std::size_t>(parent)].noalias() +=
         y.transpose() * (edge_inverse_diagonal_[i].asDiagonal() * y).eval();
   }
-  return cut_rows_.empty() || factorize_cut_rows(rows);
+  factorized_ = cut_rows_.empty() || factorize_cut_rows(rows);
+  return factorized_;
 }
 
 bool TreeKktSolver::factorize_cut_rows(std::span<const ConstraintRow> rows) {

@@ -94,8 +94,14 @@ class TreeKktSolver {
 
   /// Numeric factorisation for the current rows, with K of the cut rows.
   /// Returns false if a pivot block (or K) is not positive definite.
+  /// Where the rows' Jacobians are those of the last successful
+  /// factorisation (bit for bit: only the velocities moved, as in the
+  /// velocity columns of a difference-quotient Jacobian), it is kept.
   /// Allocation-free.
   bool factorize(std::span<const ConstraintRow> rows);
+
+  /// Numerical factorisations computed (not kept) since construction.
+  long factorizations() const { return factorizations_; }
 
   /// Smallest ratio d_k / P_kk of an edge's pivot to its diagonal entry,
   /// and of K's pivots to S's diagonal, after factorize(): the squared sine
@@ -187,6 +193,10 @@ class TreeKktSolver {
   std::vector<CutBlock> body_block_;  // per body and edge: the forward pass of a group
   std::vector<CutBlock> edge_block_;
   double smallest_ratio_ = 1.0;
+  // the last factorize() succeeded: edge_child_, edge_parent_, cut_base_
+  // and cut_follower_ hold the Jacobians it factorised
+  bool factorized_ = false;
+  long factorizations_ = 0;
 };
 
 template <class Load>

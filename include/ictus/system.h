@@ -407,6 +407,10 @@ class System final : public MechanicalSystem {
   /// How many times the constraint rows (D, gamma, position errors) have
   /// been evaluated: what evaluation skipping saves (docs/performance.md).
   long constraint_row_evaluations() const;
+  /// How many numerical factorisations the dynamics' solvers (the tree and
+  /// the sparse S) have computed; a factorisation whose rows' Jacobians are
+  /// unchanged (only the velocities moved) is kept, not counted.
+  long dynamics_factorisations() const;
   /// Rows cut to open the loops in the last evaluation solved on the tree
   /// (0: the graph, without its dropped rows, is a tree; or the tree was not used).
   int tree_dynamics_cut_rows() const;

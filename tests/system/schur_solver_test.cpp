@@ -217,6 +217,61 @@ TEST(SchurSolver, ReanalysisForANewStructure) {
   }
 }
 
+// Only the velocities moved (the velocity columns of a difference-quotient
+// Jacobian): the rows' Jacobians, the masses and the dropped rows are those
+// of the last assembly, so S and its factor are kept. Any one of them
+// changed, even in one bit, factorises again; a ground side is not compared.
+TEST(SchurSolver, KeepsTheFactorWhileItsInputsAreUnchangedAndOnlyThen) {
+  Random rng(5);
+  Problem p = random_problem(rng, 6, 12);
+  SchurSolver solver;
+  solver.analyse(p.pattern, p.bodies);
+  std::vector<char> dropped(static_cast<std::size_t>(p.size()), 0);
+  auto solve = [&]() {
+    solver.assemble(p.rows, p.inverse_mass, dropped);
+    EXPECT_TRUE(solver.factorize());
+    VecX x = VecX::Ones(p.size());
+    solver.solve_in_place(x);
+    return x;
+  };
+  const VecX first = solve();
+  EXPECT_EQ(solver.factorizations(), 1);
+  EXPECT_EQ(solve(), first);  // kept: the same numbers
+  EXPECT_EQ(solver.factorizations(), 1);
+
+  const std::size_t ground_row =
+      static_cast<std::size_t>(std::find_if(p.pattern.begin(), p.pattern.end(),
+                                            [](const RowBodies& rb) {
+                                              return rb.base == kGround || rb.follower == kGround;
+                                            }) -
+                               p.pattern.begin());
+  ASSERT_LT(ground_row, p.rows.size());
+  ConstraintRow& g = p.rows[ground_row];
+  (p.pattern[ground_row].base == kGround ? g.J_base : g.J_follower).setConstant(7.0);
+  solve();  // a ground side is never read
+  EXPECT_EQ(solver.factorizations(), 1);
+
+  const std::size_t r = 3;
+  Vec6& j = p.pattern[r].follower != kGround ? p.rows[r].J_follower : p.rows[r].J_base;
+  j(2) = std::nextafter(j(2), 2.0);
+  solve();
+  EXPECT_EQ(solver.factorizations(), 2);
+  expect_matches_dense(solver, p, rng);
+  EXPECT_EQ(solver.factorizations(), 2);  // its assembly had the same inputs
+
+  p.inverse_mass[1].inv_inertia(0, 0) *= 1.5;
+  solve();
+  EXPECT_EQ(solver.factorizations(), 3);
+
+  dropped[0] = 1;
+  solve();
+  EXPECT_EQ(solver.factorizations(), 4);
+
+  solver.analyse(p.pattern, p.bodies);  // a new structure forgets the factor
+  solve();
+  EXPECT_EQ(solver.factorizations(), 5);
+}
+
 TEST(SchurSolver, EmptyStructureIsTrivial) {
   SchurSolver solver;
   solver.analyse({}, 3);
