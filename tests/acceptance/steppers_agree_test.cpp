@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
@@ -76,18 +75,6 @@ bool skipped(const std::string& example, const std::string& method) {
   return std::find(pairs.begin(), pairs.end(), std::make_pair(example, method)) != pairs.end();
 }
 
-// every bundled example and every model the acceptance tests load from
-// tests/models, as paths relative to the source tree without ".yaml"
-std::vector<std::string> example_names() {
-  std::vector<std::string> names;
-  for (const char* folder : {"examples", "tests/models"})
-    for (const auto& entry : std::filesystem::directory_iterator(test::source_path(folder)))
-      if (entry.path().extension() == ".yaml")
-        names.push_back(std::string(folder) + "/" + entry.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 test::RecordedRun run(const std::string& example, const std::string& integrator,
                       const Method* method) {
   Model model = load_model(test::source_path(example + ".yaml"));
@@ -150,12 +137,8 @@ TEST_P(StepperAgreement, EveryStepperFiresTheSameEventsAndAgrees) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, StepperAgreement, ::testing::ValuesIn(example_names()),
-                         [](const auto& param_info) {
-                           std::string name = param_info.param;
-                           std::replace(name.begin(), name.end(), '/', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, StepperAgreement, ::testing::ValuesIn(test::bundled_model_names()),
+                         test::ModelTestName());
 
 }  // namespace
 }  // namespace ictus

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 namespace ictus::test {
@@ -15,6 +17,22 @@ std::string source_path(const std::string& relative) {
 
 std::string reference_path(const std::string& relative) {
   return std::string(ICTUS_REFERENCE_DIR) + "/" + relative;
+}
+
+std::vector<std::string> bundled_model_names() {
+  std::vector<std::string> names;
+  for (const char* folder : {"examples", "tests/models"})
+    for (const auto& entry : std::filesystem::directory_iterator(source_path(folder)))
+      if (entry.path().extension() == ".yaml")
+        names.push_back(std::string(folder) + "/" + entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string ModelTestName::name(const std::string& model) {
+  std::string out = model;
+  std::replace(out.begin(), out.end(), '/', '_');
+  return out;
 }
 
 const std::vector<double>& RecordedRun::operator[](const std::string& channel) const {

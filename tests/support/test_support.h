@@ -15,6 +15,18 @@ std::string source_path(const std::string& relative);
 /// Path of a file in ../shared/reference.
 std::string reference_path(const std::string& relative);
 
+/// Every bundled example and every model of tests/models, as paths relative
+/// to the source tree without ".yaml" ("examples/pendulum"), sorted.
+std::vector<std::string> bundled_model_names();
+/// A test-name suffix for one of them ('/' as '_'), for INSTANTIATE_TEST_SUITE_P.
+struct ModelTestName {
+  template <class ParamInfo>
+  std::string operator()(const ParamInfo& info) const {
+    return name(info.param);
+  }
+  static std::string name(const std::string& model);
+};
+
 /// A model file's run, recorded: the same code path as `ictus run`.
 struct RecordedRun {
   std::vector<double> t;

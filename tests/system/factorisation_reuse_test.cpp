@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -19,16 +18,6 @@
 
 namespace ictus {
 namespace {
-
-std::vector<std::string> model_names() {
-  std::vector<std::string> names;
-  for (const char* folder : {"examples", "tests/models"})
-    for (const auto& entry : std::filesystem::directory_iterator(test::source_path(folder)))
-      if (entry.path().extension() == ".yaml")
-        names.push_back(std::string(folder) + "/" + entry.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class FactorisationReuse : public ::testing::TestWithParam<std::string> {};
 
@@ -71,12 +60,8 @@ TEST_P(FactorisationReuse, NewVelocitiesKeepTheFactorisationAndGiveTheSameRates)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, FactorisationReuse, ::testing::ValuesIn(model_names()),
-                         [](const auto& param_info) {
-                           std::string name = param_info.param;
-                           std::replace(name.begin(), name.end(), '/', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, FactorisationReuse,
+                         ::testing::ValuesIn(test::bundled_model_names()), test::ModelTestName());
 
 void count_for_velocity_only_changes(bool tree);
 

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,16 +20,6 @@
 
 namespace ictus {
 namespace {
-
-std::vector<std::string> model_names() {
-  std::vector<std::string> names;
-  for (const char* folder : {"examples", "tests/models"})
-    for (const auto& entry : std::filesystem::directory_iterator(test::source_path(folder)))
-      if (entry.path().extension() == ".yaml")
-        names.push_back(std::string(folder) + "/" + entry.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // models the sparse path solves at every instant: Coulomb friction in a
 // joint or at a contact (its normal force needs S again,
@@ -106,12 +95,8 @@ TEST_P(TreeDynamics, AgreesWithTheSparsePathToRoundOff) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TreeDynamics, ::testing::ValuesIn(model_names()),
-                         [](const auto& param_info) {
-                           std::string name = param_info.param;
-                           std::replace(name.begin(), name.end(), '/', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, TreeDynamics, ::testing::ValuesIn(test::bundled_model_names()),
+                         test::ModelTestName());
 
 }  // namespace
 }  // namespace ictus
