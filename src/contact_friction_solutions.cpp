@@ -37,6 +37,13 @@ namespace {
 
 constexpr int kMaxContacts = 8;
 constexpr int kMaxUnknowns = 12;
+// combinations enumerated at most (2^contacts 3^free tangents): the count
+// runs at every evaluation while det(I - G T) <= 0
+constexpr double kMaxCombinations = 5000;
+// the count is dense in the body coordinates and the other rows (M^-1 and
+// D_E M^-1 D_E^T): beyond these it is not made (memory and time)
+constexpr int kMaxBodies = 100;
+constexpr std::size_t kMaxOtherRows = 600;
 
 struct Tangent {
   int contact = -1;   // index among the closed contacts
@@ -52,7 +59,7 @@ struct Tangent {
 
 ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s) {
   ContactFrictionSolutions out;
-  if (s.inertia_ill_conditioned) return out;
+  if (s.inertia_ill_conditioned || s.n > kMaxBodies) return out;
   const int nv = 6 * s.n;
   auto row_vector = [&](int r) {
     VecX v = VecX::Zero(nv);
@@ -121,7 +128,9 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
     slip_loads.push_back(load);
     tangents.push_back(tg);
   }
-  if (nc + free_count > kMaxUnknowns) return out;
+  if (nc + free_count > kMaxUnknowns ||
+      std::ldexp(std::pow(3.0, free_count), nc) > kMaxCombinations)
+    return out;
 
   // P and the free accelerations x_f, the other active rows condensed out
   std::vector<char> in_problem(s.rows.size(), 0);
@@ -131,6 +140,7 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
   std::vector<int> equality;
   for (std::size_t r = 0; r < s.rows.size(); ++r)
     if (s.dropped[r] == 0 && in_problem[r] == 0) equality.push_back(static_cast<int>(r));
+  if (equality.size() > kMaxOtherRows) return out;
   MatX Minv = MatX::Zero(nv, nv);
   for (int b = 0; b < s.n; ++b)
     for (int c = 0; c < 6; ++c)

@@ -19,9 +19,11 @@ struct ContactFrictionSolutions {
 /// Counts, at the instant of the last solve (before the slip friction is
 /// superposed), the consistent combinations of the closed contacts and their
 /// tangents. Counted only where every frictional element is a contact tangent,
-/// no closed contact row is dependent, the inertia is not ill-conditioned and
-/// the combinations are few (at most 8 contacts and 12 unknowns); otherwise
-/// `counted` is false. Allocates: it runs only where the slipping problem's
+/// no closed contact row is dependent, the inertia is not ill-conditioned,
+/// the combinations are few (at most 8 contacts, 12 unknowns and 5000
+/// combinations) and the
+/// dense algebra small (at most 100 bodies and 600 other active rows);
+/// otherwise `counted` is false. Allocates: it runs only where the slipping problem's
 /// det(I - G T) <= 0, which before stopped the run.
 ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s);
 
