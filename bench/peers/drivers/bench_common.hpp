@@ -160,6 +160,129 @@ constexpr double kCrankW0 = 100.0;  // initial crank angular velocity [rad/s], f
 // Bouncing ball: radius 0.1 m, mass 1 kg, dropped from h0 = 1 m (bottom of ball above plane).
 constexpr double kBallR = 0.1, kBallM = 1.0, kBallH0 = 1.0, kRestitution = 0.8;
 
+// V8 engine (examples/engine_v8.yaml; one crankshaft, 8 rods, 8 pistons, 17 moving bodies, one
+// degree of freedom). Crankshaft along z, hinged to ground at the origin; gravity 9.81 along -y.
+// Cylinder i = 0..7: throw = i / 2, side = i % 2 (0: left bank, 1: right bank), throw phase
+// kV8PhaseDeg[throw], plane z_i = throw * kV8Spacing + 0.03 * side. At t = 0 (crank angle
+// kV8Crank0Deg) the crank pin is B_i = R (cos(a), sin(a), z_i), a = crank0 + phase; the cylinder
+// axis is e_i = (cos(45 + 90 side), sin(45 + 90 side), 0) (deg) through the crank axis; the wrist
+// pin is W_i = s_i e_i with s_i = B.e + sqrt(L^2 - (B_x e_y - B_y e_x)^2). Rod i: revolute about z
+// to the crankshaft at B_i and to piston i at W_i, centre of mass at (B_i + W_i) / 2; piston i
+// slides along e_i (prismatic to ground), centre of mass at W_i. Inertias are about the centres
+// of mass in world axes at t = 0 (all diagonal with I_xx = I_yy, so a turn about z keeps them).
+// The crank turns at kV8Rpm at t = 0 with consistent velocities (v8_initial_rates) and coasts for
+// kV8T; fixed-step engines use kV8Step. Accuracy: energy drift / E0, the largest loop-closure
+// error |W_rod - W_piston|, and the crank angle at the end against kV8CrankAngleRef.
+constexpr double kV8Rpm = 3000, kV8Crank0Deg = 20, kV8R = 0.045, kV8L = 0.150, kV8Spacing = 0.1;
+constexpr double kV8PhaseDeg[4] = {0, 90, 270, 180};
+constexpr double kV8CrankM = 18, kV8CrankI[3] = {0.35, 0.35, 0.06}, kV8CrankZ = 1.5 * kV8Spacing;
+constexpr double kV8RodM = 0.6, kV8RodI[3] = {2.0e-3, 2.0e-3, 2.0e-4};
+constexpr double kV8PistonM = 0.45, kV8PistonI = 4.0e-4;
+constexpr double kV8T = 1.0, kV8Step = 1e-4;
+
+// The geometry of cylinder i at t = 0 (see above).
+struct V8Cylinder {
+  double z, B[2], e[2], s, W[2];
+};
+inline V8Cylinder v8_cylinder(int i) {
+  const double deg = M_PI / 180;
+  V8Cylinder c;
+  const int thr = i / 2, side = i % 2;
+  c.z = thr * kV8Spacing + 0.03 * side;
+  const double a = (kV8Crank0Deg + kV8PhaseDeg[thr]) * deg;
+  c.B[0] = kV8R * std::cos(a);
+  c.B[1] = kV8R * std::sin(a);
+  c.e[0] = std::cos((45 + 90 * side) * deg);
+  c.e[1] = std::sin((45 + 90 * side) * deg);
+  const double cross = c.B[1] * c.e[0] - c.B[0] * c.e[1];
+  c.s = c.B[0] * c.e[0] + c.B[1] * c.e[1] + std::sqrt(kV8L * kV8L - cross * cross);
+  c.W[0] = c.s * c.e[0];
+  c.W[1] = c.s * c.e[1];
+  return c;
+}
+// Consistent rates of cylinder i at t = 0 for the crank rate w: the rod's absolute angular rate
+// about z and the piston's speed along e (from W = B + L u: s' e - phi' L u_perp = w z x B).
+struct V8Rates {
+  double rod_w, piston_v;
+};
+inline V8Rates v8_initial_rates(int i, double w) {
+  const V8Cylinder c = v8_cylinder(i);
+  const double vb[2] = {-w * c.B[1], w * c.B[0]};
+  const double u[2] = {(c.W[0] - c.B[0]) / kV8L, (c.W[1] - c.B[1]) / kV8L};
+  const double up[2] = {-u[1] * kV8L, u[0] * kV8L};  // d(W - B)/d(phi)
+  // [e, -up] [s'; phi'] = vb
+  const double det = c.e[0] * (-up[1]) - (-up[0]) * c.e[1];
+  const double sd = (vb[0] * (-up[1]) - (-up[0]) * vb[1]) / det;
+  const double pd = (c.e[0] * vb[1] - c.e[1] * vb[0]) / det;
+  return {pd, sd};
+}
+inline double v8_w0() {
+  return kV8Rpm * 2 * M_PI / 60;
+}
+
+// Compliant piston (seed 001, examples/piston_compliant.yaml): a 2 kg piston on a guide (x), a
+// spring c = 50 N/m with preload F0 = 50 N towards the stop, a push P = b t (b = 25 N/s) that is
+// off for good once x >= L/2 (L = 0.5 m), and a Hunt-Crossley stop at x = 0: with the penetration
+// d = -x > 0, N = ck d (1 + beta d'), ck = 1e10 N/m, beta = 0.31 s/m, clipped at N >= 0, so
+//   m x'' = P - c x - F0 + N.
+// Starts at rest at its static penetration x = -F0/ck; kPistonT simulated. Accuracy: each contact
+// phase's start time (x falls through 0) and exit speed (x rises through 0) against the reference
+// (shared/reference/REPORT.md, case 2, beta = 0.31: hybrid, DOP853 at rtol 1e-12).
+constexpr double kPistonM = 2.0, kPistonC = 50, kPistonF0 = 50, kPistonB = 25, kPistonL = 0.5;
+constexpr double kPistonCk = 1e10, kPistonBeta = 0.31, kPistonT = 3.42;
+constexpr int kPistonRefImpacts = 10;
+constexpr double kPistonRefT[kPistonRefImpacts] = {
+    2.7263661594, 2.8866549157, 3.0008375566, 3.0892965753, 3.1614241184,
+    3.2222849695, 3.2749120392, 3.3212621160, 3.3626700192, 3.4000864680};
+constexpr double kPistonRefVout[kPistonRefImpacts] = {
+    2.1175443215, 1.4667464139, 1.1235358956, 0.9109185174, 0.7661159604,
+    0.6610941701, 0.5814191162, 0.5188934127, 0.4685134872, 0.4270511047};
+// The piston's force law (without the spring's and the push's terms: piston_force adds them).
+inline double piston_contact_force(double x, double v) {
+  if (x >= 0) return 0;
+  const double n = kPistonCk * (-x) * (1 + kPistonBeta * (-v));
+  return n > 0 ? n : 0;
+}
+// The whole force on the piston at (t, x, v); `push_on` is the one-shot push's state (the caller
+// turns it off for good after a step that ends with x >= L/2).
+inline double piston_force(double t, double x, double v, bool push_on) {
+  return (push_on ? kPistonB * t : 0) - kPistonC * x - kPistonF0 + piston_contact_force(x, v);
+}
+
+// Contact phases of the piston: feed (t, x, v) after every step (or output sample); the crossings
+// of x = 0 are interpolated linearly between samples.
+struct ContactPhaseDetector {
+  std::vector<double> t_in, v_out;
+  double prev_t = 0, prev_x = 0, prev_v = 0;
+  bool first = true;
+  void feed(double t, double x, double v) {
+    if (!first) {
+      if (prev_x >= 0 && x < 0) t_in.push_back(prev_t + (t - prev_t) * prev_x / (prev_x - x));
+      if (prev_x < 0 && x >= 0 && !t_in.empty())
+        v_out.push_back(prev_v + (v - prev_v) * (-prev_x) / (x - prev_x));
+    }
+    first = false;
+    prev_t = t;
+    prev_x = x;
+    prev_v = v;
+  }
+  // "impacts=K;t1=..;vout1=..;err_t_max=..;err_vout_rel_max=.." over the first 10 phases
+  std::string str() const {
+    double et = 0, ev = 0;
+    const int k = std::min<int>({(int)t_in.size(), (int)v_out.size(), kPistonRefImpacts});
+    for (int i = 0; i < k; ++i) {
+      et = std::max(et, std::abs(t_in[i] - kPistonRefT[i]));
+      ev = std::max(ev, std::abs(v_out[i] - kPistonRefVout[i]) / kPistonRefVout[i]);
+    }
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "impacts=%d;t1=%.9f;vout1=%.9f;err_t_max=%.3e;err_vout_rel_max=%.3e",
+                  (int)t_in.size(), t_in.empty() ? NAN : t_in[0], v_out.empty() ? NAN : v_out[0],
+                  k ? et : NAN, k ? ev : NAN);
+    return buf;
+  }
+};
+
 // Apex detector: feed (t, height, vertical velocity) each step.
 struct ApexDetector {
   std::vector<double> apex_h, apex_t;
