@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # ictus against Simbody, MuJoCo, DART and Siconos on the same models, in one command:
 #
-#   bench/peers/run.sh [--install] [--quick] [--n=4,16,64,256,1024] [--only=chain,chain3d,slider]
+#   bench/peers/run.sh [--install] [--quick] [--n=4,16,64,256,1024] [--only=chain,chain3d,slider,v8,ball,piston]
 #                      [--out=DIR]
 #
 #   --install  apt-get what is missing first (root; scripts/install-deps.sh): the peers libsimbody-dev
 #              libmujoco-dev libdart-dev libdart-external-ikfast-dev siconos, Siconos' headers
-#   --quick    N = 4, 16, one repeat, rk4 only for ictus (what CI runs)
+#   --quick    N = 4, 16, one repeat, rk4 only for ictus (ida only on the stiff piston): what CI runs
 # Builds ictus (release preset) and one driver per peer (drivers/, g++ -O2), runs each model in each
 # engine, and writes DIR/<engine>.csv, DIR/table.md (printed), DIR/table.csv and DIR/cost_vs_n.svg
 # (table.py). Default DIR: build/peers. Costs are CPU time (docs/performance.md).
@@ -15,14 +15,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 OUT=$ROOT/build/peers
 NS=4,16,64,256,1024
-ONLY=chain,chain3d,slider
+ONLY=chain,chain3d,slider,v8,ball,piston
 REPEATS=${BENCH_REPEATS:-3}
 VARIANTS=rk4,dopri5-1e-6
+STIFF_VARIANTS=ida-1e-8,cvode-1e-8
 INSTALL=0
 for a in "$@"; do
   case "$a" in
     --install) INSTALL=1 ;;
-    --quick) NS=4,16; REPEATS=1; VARIANTS=rk4 ;;
+    --quick) NS=4,16; REPEATS=1; VARIANTS=rk4; STIFF_VARIANTS=ida-1e-8 ;;
     --n=*) NS=${a#--n=} ;;
     --only=*) ONLY=${a#--only=} ;;
     --out=*) OUT=$(realpath -m "${a#--out=}") ;;
@@ -67,6 +68,6 @@ for e in simbody mujoco dart siconos; do
 done
 echo "== ictus $(date -u +%T)"
 /usr/bin/python3 "$HERE/run_ictus.py" --ictus "$ICTUS" --repeats="$REPEATS" "--only=$ONLY" \
-  "--n=$NS" "--variants=$VARIANTS" > "$OUT/ictus.csv"
+  "--n=$NS" "--variants=$VARIANTS" "--stiff-variants=$STIFF_VARIANTS" > "$OUT/ictus.csv"
 echo "== table $(date -u +%T)"
 /usr/bin/python3 "$HERE/table.py" "$OUT"

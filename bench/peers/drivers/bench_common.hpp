@@ -179,6 +179,8 @@ constexpr double kV8CrankM = 18, kV8CrankI[3] = {0.35, 0.35, 0.06}, kV8CrankZ = 
 constexpr double kV8RodM = 0.6, kV8RodI[3] = {2.0e-3, 2.0e-3, 2.0e-4};
 constexpr double kV8PistonM = 0.45, kV8PistonI = 4.0e-4;
 constexpr double kV8T = 1.0, kV8Step = 1e-4;
+// The crank angle at kV8T [rad]: ictus dopri5 at rtol 1e-12 and rk4 at h = 2.5e-5 agree to 4e-9.
+constexpr double kV8CrankAngleRef = 314.5538601182;
 
 // The geometry of cylinder i at t = 0 (see above).
 struct V8Cylinder {
