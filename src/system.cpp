@@ -74,6 +74,7 @@ System::Impl::Impl(std::shared_ptr<const CompiledModel> m)
   accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
   free_accelerations.assign(static_cast<std::size_t>(n), Vec6::Zero());
   y = VecX::Zero(layout.size());
+  row_positions = VecX::Zero(layout.position_size());
   time_slot = &slot_storage.emplace_back(0.0);
 
   build_instances();
@@ -510,8 +511,7 @@ bool System::set_enabled(std::string_view element, bool on) {
   if ((*flag != 0) == on) return false;
   *flag = on ? 1 : 0;
   if (structural) impl_->mark_structure_changed();
-  impl_->dynamics_valid = false;
-  impl_->state_current = false;  // formula slots may read this element's channels
+  impl_->forget_evaluation();  // formula slots may read this element's channels
   return structural;
 }
 
@@ -566,7 +566,7 @@ void System::freeze_nonlinear_forces(double t, const VecX* y) {
     s.freeze_nonlinear_loads(t, *y);
   } else if (s.nonlinear_frozen) {
     s.nonlinear_frozen = false;
-    s.state_current = false;
+    s.forget_evaluation();
   }
 }
 
@@ -658,6 +658,10 @@ void System::set_tree_dynamics(bool allowed) {
 
 long System::constraint_row_evaluations() const {
   return impl_->row_evaluations;
+}
+
+long System::constraint_geometry_evaluations() const {
+  return impl_->row_geometry_evaluations;
 }
 
 long System::dynamics_factorisations() const {

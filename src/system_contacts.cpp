@@ -429,8 +429,7 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   const double loss = result.kinetic_before - result.kinetic_after;
   y(s.layout.audit_offset() + kAuxImpactLoss) += loss;
   y(s.layout.audit_offset() + kAuxDissipated) += loss;
-  s.dynamics_valid = false;
-  s.state_current = false;
+  s.forget_evaluation();
   return result;
 }
 

@@ -10,10 +10,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "system_impl.h"
 
 namespace ictus {
+namespace {
+
+// The same doubles bit for bit: -0.0 is not 0.0, a NaN is itself (the keys
+// of evaluation skipping, which must reproduce the evaluation exactly).
+bool same_bits(const Eigen::Ref<const VecX>& a, const Eigen::Ref<const VecX>& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+}  // namespace
 
 const BodyKinematics& System::Impl::kinematics(BodyIndex b) const {
   static const BodyKinematics kGroundKinematics{};
@@ -23,14 +34,21 @@ const BodyKinematics& System::Impl::kinematics(BodyIndex b) const {
 void System::Impl::compute_kinematics(double time, const VecX& state) {
   t = time;
   *time_slot = time;
+  // positions unchanged (the velocity columns of a difference-quotient
+  // Jacobian, a velocity projection, an impact): p_W and R_WB are kept
+  const bool positions_moved =
+      !kinematics_positions_current || !same_bits(layout.positions(state), layout.positions(y));
   y = state;
   dynamics_valid = false;
   state_current = true;
+  kinematics_positions_current = true;
   for (int b = 0; b < n; ++b) {
     BodyKinematics& k = kin[static_cast<std::size_t>(b)];
-    k.p_W = layout.body_position(state, b);
-    const Quat q = layout.body_orientation(state, b).normalized();
-    k.R_WB = q.toRotationMatrix();
+    if (positions_moved) {
+      k.p_W = layout.body_position(state, b);
+      const Quat q = layout.body_orientation(state, b).normalized();
+      k.R_WB = q.toRotationMatrix();
+    }
     k.v_W = layout.body_velocity(state, b).head<3>();
     k.w_B = layout.body_velocity(state, b).tail<3>();
     k.w_W = k.R_WB * k.w_B;
@@ -91,7 +109,7 @@ void System::Impl::freeze_nonlinear_loads(double time, const VecX& state) {
     frozen_power.dissipated += p.dissipated;
   }
   nonlinear_frozen = true;
-  state_current = false;  // evaluations from now on see the frozen loads
+  forget_evaluation();  // evaluations from now on see the frozen loads
 }
 
 MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
@@ -136,6 +154,14 @@ MotionSample System::Impl::motion_sample(const DriverRuntime& d) const {
 void System::Impl::compute_rows() {
   ensure_structure();
   ++row_evaluations;
+  if (row_geometry_current && row_time == t && same_bits(layout.positions(y), row_positions)) {
+    compute_row_gammas();
+    return;
+  }
+  ++row_geometry_evaluations;
+  row_geometry_current = true;
+  row_time = t;
+  row_positions = layout.positions(y);
   const auto& joints = live_joints;
   for (std::size_t j = 0; j < joints.size(); ++j) {
     const JointRows& jr = joint_rows[j];
@@ -171,6 +197,38 @@ void System::Impl::compute_rows() {
         ctx, std::span<ConstraintRow>(rows.data() + first,
                                       static_cast<std::size_t>(inst.constraint->row_count())));
     if (drivers[d].hold_rotation) fill_hold_rotation_errors(drivers[d], inst, first);
+  }
+}
+
+void System::Impl::compute_row_gammas() {
+  // the position stage of every row, the lock groups' errors and the
+  // drivers' samples (functions of t) are those of the last compute_rows()
+  for (std::size_t j = 0; j < live_joints.size(); ++j) {
+    const JointRows& jr = joint_rows[j];
+    if (jr.begin == jr.end) continue;
+    const BodyKinematics& kb = kinematics(live_joints[j].base);
+    const BodyKinematics& kf = kinematics(live_joints[j].follower);
+    for (const int i : joint_instances[j]) {
+      const int first = instance_row[static_cast<std::size_t>(i)];
+      if (first < 0) continue;
+      const Instance& inst = instances[static_cast<std::size_t>(i)];
+      const MotionSample motion =
+          inst.driver >= 0 ? driver_samples[static_cast<std::size_t>(inst.driver)] : MotionSample{};
+      inst.constraint->evaluate_gamma(
+          ConstraintContext{kb, kf, t, motion},
+          std::span<ConstraintRow>(rows.data() + first,
+                                   static_cast<std::size_t>(inst.constraint->row_count())));
+    }
+  }
+  for (const int i : free_instances) {
+    const int first = instance_row[static_cast<std::size_t>(i)];
+    if (first < 0) continue;
+    const Instance& inst = instances[static_cast<std::size_t>(i)];
+    inst.constraint->evaluate_gamma(
+        ConstraintContext{kinematics(inst.base), kinematics(inst.follower), t,
+                          driver_samples[static_cast<std::size_t>(inst.driver)]},
+        std::span<ConstraintRow>(rows.data() + first,
+                                 static_cast<std::size_t>(inst.constraint->row_count())));
   }
 }
 

@@ -262,7 +262,10 @@ struct System::Impl {
   // --- evaluation (system_dynamics.cpp) ---------------------------------------
   void compute_kinematics(double t, const VecX& y);
   void compute_loads();
+  /// The rows at the current kinematics; only their gammas (compute_row_gammas)
+  /// where the positions and time are those of the rows' last position stage.
   void compute_rows();
+  void compute_row_gammas();
   void solve_dynamics();
   // rhs := b - D M^-1 f, the sparse path's right-hand side (the tree solves
   // with kkt_rhs and the loads and needs neither)
@@ -532,6 +535,25 @@ struct System::Impl {
   bool dynamics_valid = false;
   long row_evaluations = 0;    // compute_rows() calls (System::constraint_row_evaluations)
   bool state_current = false;  // kinematics and formula slots belong to (t, y)
+  // Evaluation skipping (docs/performance.md): the kinematics' positions
+  // (p_W, R_WB) are those of y's positions while `kinematics_positions_current`;
+  // the rows' position stage (Jacobians, targets, Delta) is that of
+  // `row_positions` at `row_time` while `row_geometry_current`. Both keys are
+  // the inputs themselves, compared bit for bit; forget_evaluation() clears
+  // the rows' at every discrete change (a hold taken, a mode restored, a
+  // structure rebuilt), which the positions do not show.
+  bool kinematics_positions_current = false;
+  bool row_geometry_current = false;
+  double row_time = 0.0;
+  VecX row_positions;                 // sized at construction
+  long row_geometry_evaluations = 0;  // compute_rows() calls that evaluated the position stage
+  /// The next evaluation starts from nothing but the kinematics' positions:
+  /// formula slots, rows and dynamics are evaluated again.
+  void forget_evaluation() {
+    state_current = false;
+    dynamics_valid = false;
+    row_geometry_current = false;
+  }
   bool redetecting = false;
   bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
   // the rank of D when the structure was built, and whether a singular

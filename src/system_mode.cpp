@@ -101,7 +101,7 @@ void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   s.reference_time = m.reference_time;
   s.orientation_reference = m.orientation_reference;
   s.orientation_rate_reference = m.orientation_rate_reference;
-  s.state_current = false;
+  s.forget_evaluation();
   s.dynamics_valid = false;
 }
 

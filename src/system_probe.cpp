@@ -56,7 +56,7 @@ void System::end_probe() {
   copy_rank_decision(b, s);
   if (b.self_stress_saved) s.self_stress = std::move(b.self_stress);
   // the last evaluation was the probe's, with its rows: not the state's
-  s.state_current = false;
+  s.forget_evaluation();
   s.dynamics_valid = false;
 }
 

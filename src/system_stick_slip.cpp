@@ -34,8 +34,7 @@ bool System::set_stick_slip_mode(int k, int mode) {
   Impl::Instance& hold = s.instances[static_cast<std::size_t>(d.instance)];
   const int before = f.mode();
   f.set_mode(mode);
-  s.dynamics_valid = false;
-  s.state_current = false;  // formula slots may read the element's channels
+  s.forget_evaluation();  // formula slots may read the element's channels
   if (mode == kStick && before != kStick) {
     // held where it is: the value at the instant of sticking
     if (d.hold_rotation) {

@@ -19,7 +19,8 @@ void System::Impl::ensure_structure() {
 }
 
 void System::Impl::rebuild_structure() {
-  log_rank_change();  // the rows it names are those of this structure
+  log_rank_change();             // the rows it names are those of this structure
+  row_geometry_current = false;  // rows are laid out anew
   const auto& joints = live_joints;
   // what was active before, to tell the constraints that close now (impacts)
   std::vector<char> was_active(instances.size(), 0);
@@ -189,7 +190,7 @@ double System::singularity_distance_at(double t, const VecX& y) {
   if (s.rows.empty()) return std::numeric_limits<double>::infinity();
   s.compute_kinematics(t, y);
   s.compute_rows();
-  s.state_current = false;  // the stepper's state is elsewhere
+  s.forget_evaluation();  // the stepper's state is elsewhere
   return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped);
 }
 
@@ -209,7 +210,7 @@ void System::note_singular_passage(double t, const VecX& y) {
     lowest += s.dependent_rows[r] == 0 ? 1 : 0;
     passage = passage || (s.dependent_rows[r] != 0 && s.dropped[r] == 0);
   }
-  s.state_current = false;  // the stepper's state is elsewhere
+  s.forget_evaluation();  // the stepper's state is elsewhere
   if (!passage) return;
   ++s.rank_changes;
   Impl::RankChange& c = s.rank_change;
@@ -308,7 +309,7 @@ void System::Impl::detect_redundancy(bool report, double sine) {
 // frame at this instant, and the joint's elementary constraints are rebuilt
 // from the new frames (the lock groups of rebuild_structure follow).
 void System::Impl::capture_joint(int j) {
-  state_current = false;  // joint coordinates change with the frames
+  forget_evaluation();  // joint coordinates change with the frames
   Joint& joint = live_joints[static_cast<std::size_t>(j)];
   const BodyKinematics& kb = kinematics(joint.base);
   const BodyKinematics& kf = kinematics(joint.follower);

@@ -171,7 +171,7 @@ double System::book_step_energy(double t0, const VecX& y0, double t1, VecX& y1, 
   // what the balance still lacks is the scheme's own dissipation
   const double scheme = -(s.energy_balance(t1, y1) - balance0);
   y1(aux + kAuxDissipated) += scheme;
-  s.state_current = false;
+  s.forget_evaluation();
   s.dynamics_valid = false;
   return scheme;
 }

@@ -72,6 +72,13 @@ class ElementaryConstraint {
   virtual bool rows_are_moments() const { return false; }
   /// Fills `rows` (size row_count()).
   virtual void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const = 0;
+  /// Fills only the rows' gamma, the one part of a row that depends on the
+  /// velocities: the rest (Jacobians, target, Delta) is a function of the
+  /// positions and time and is left as evaluate() wrote it at the same
+  /// positions and time. The System calls it when only the velocities
+  /// changed (docs/performance.md, "Evaluation skipping").
+  virtual void evaluate_gamma(const ConstraintContext& ctx,
+                              std::span<ConstraintRow> rows) const = 0;
 };
 
 }  // namespace ictus

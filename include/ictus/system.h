@@ -407,6 +407,10 @@ class System final : public MechanicalSystem {
   /// How many times the constraint rows (D, gamma, position errors) have
   /// been evaluated: what evaluation skipping saves (docs/performance.md).
   long constraint_row_evaluations() const;
+  /// How many of those evaluated the rows' position stage (D, targets,
+  /// position errors); the others, at the positions and time of the one
+  /// before, evaluated only the velocity terms gamma.
+  long constraint_geometry_evaluations() const;
   /// How many numerical factorisations the dynamics' solvers (the tree and
   /// the sparse S) have computed; a factorisation whose rows' Jacobians are
   /// unchanged (only the velocities moved) is kept, not counted.

@@ -24,4 +24,12 @@ void RotationHold::evaluate(const ConstraintContext& ctx, std::span<ConstraintRo
   }
 }
 
+void RotationHold::evaluate_gamma(const ConstraintContext& ctx,
+                                  std::span<ConstraintRow> rows) const {
+  const BodyKinematics& bi = ctx.base;
+  const Vec3 relative = ctx.follower.w_W - bi.w_W;
+  for (int k = 0; k < 3; ++k)
+    rows[static_cast<std::size_t>(k)].gamma = -relative.dot(bi.w_W.cross(bi.R_WB.col(k)));
+}
+
 }  // namespace ictus

@@ -16,12 +16,19 @@ void RotationLock::evaluate(const ConstraintContext& ctx, std::span<ConstraintRo
   row.J_base.head<3>().setZero();
   row.J_base.tail<3>() = -axis_base_;  // R_WB^T n expressed back in the base frame
 
-  const double quadratic = (bj.w_W - bi.w_W).dot(bi.w_W.cross(n));
   const MotionSample m = driven_ ? ctx.motion : MotionSample{};
-  row.gamma = m.acceleration - quadratic;
+  row.gamma = m.acceleration - (bj.w_W - bi.w_W).dot(bi.w_W.cross(n));
   row.target = m.rate;
   row.position_error = 0.0;  // supplied by the joint's lock group when integrable
   row.has_position_error = false;
+}
+
+void RotationLock::evaluate_gamma(const ConstraintContext& ctx,
+                                  std::span<ConstraintRow> rows) const {
+  const BodyKinematics& bi = ctx.base;
+  const Vec3 n = bi.R_WB * axis_base_;
+  rows[0].gamma =
+      (driven_ ? ctx.motion.acceleration : 0.0) - (ctx.follower.w_W - bi.w_W).dot(bi.w_W.cross(n));
 }
 
 }  // namespace ictus

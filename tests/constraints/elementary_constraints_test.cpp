@@ -38,6 +38,7 @@
 #include "ictus/constraints/perpendicular.h"
 #include "ictus/constraints/point_coincidence.h"
 #include "ictus/constraints/point_on_plane.h"
+#include "ictus/constraints/rotation_hold.h"
 #include "ictus/constraints/rotation_lock.h"
 
 namespace ictus {
@@ -91,6 +92,15 @@ BodyKinematics random_body(Random& rng, const Vec3& centre) {
   k.w_B = rng.vec3(2.0);
   k.w_W = k.R_WB * k.w_B;
   return k;
+}
+
+// the same pose with new random velocities
+BodyKinematics random_body_velocities(Random& rng, const BodyKinematics& k) {
+  BodyKinematics out = k;
+  out.v_W = rng.vec3(1.0);
+  out.w_B = rng.vec3(2.0);
+  out.w_W = out.R_WB * out.w_B;
+  return out;
 }
 
 // the body at time dt along the constant-velocity motion (header comment)
@@ -304,6 +314,47 @@ TEST(ElementaryConstraints, OtherKindsAreHolonomicWithRowMetadata) {
   EXPECT_EQ(ball.row_label(0), "x");
   EXPECT_EQ(ball.row_label(1), "y");
   EXPECT_EQ(ball.row_label(2), "z");
+}
+
+// evaluate_gamma (the System's path when only the velocities changed,
+// docs/performance.md "Evaluation skipping") writes gamma and nothing else,
+// and gives, at the same positions and time but other velocities, the very
+// gamma (bit for bit) that evaluate gives there: the rows' other fields from
+// the old velocities are then those of the new.
+TEST(ElementaryConstraints, GammaAloneEqualsAFullEvaluationAtNewVelocities) {
+  Random rng(2026);
+  std::vector<Kind> kinds = all_kinds();
+  kinds.push_back({"rotation_hold", [](Random&) { return std::make_unique<RotationHold>(); }});
+  for (const Kind& kind : kinds) {
+    for (int i = 0; i < kTrials; ++i) {
+      SCOPED_TRACE(kind.name + ", trial " + std::to_string(i));
+      const Trial trial = make_trial(kind, rng, i);
+      const MotionSample motion = trial.law.at(0.3);
+      BodyKinematics base = trial.base, follower = trial.follower;
+      const auto count = static_cast<std::size_t>(trial.constraint->row_count());
+      std::vector<ConstraintRow> rows(count), fresh(count);
+      trial.constraint->evaluate(ConstraintContext{base, follower, 0.3, motion}, rows);
+      // new velocities at the same poses (the ground stays at rest)
+      if (i != 0) base = random_body_velocities(rng, base);
+      if (i != 1) follower = random_body_velocities(rng, follower);
+      const ConstraintContext moved{base, follower, 0.3, motion};
+      trial.constraint->evaluate(moved, fresh);
+      std::vector<ConstraintRow> kept = rows;
+      for (ConstraintRow& row : kept) row.gamma = std::nan("");
+      trial.constraint->evaluate_gamma(moved, kept);
+      for (std::size_t k = 0; k < count; ++k) {
+        EXPECT_EQ(kept[k].gamma, fresh[k].gamma) << "row " << k;
+        EXPECT_EQ(kept[k].J_base, rows[k].J_base) << "row " << k;
+        EXPECT_EQ(kept[k].J_follower, rows[k].J_follower) << "row " << k;
+        EXPECT_EQ(kept[k].J_follower, fresh[k].J_follower) << "row " << k;
+        EXPECT_EQ(kept[k].target, fresh[k].target) << "row " << k;
+        EXPECT_EQ(kept[k].position_error, fresh[k].position_error) << "row " << k;
+      }
+      if (i > 1) {
+        EXPECT_NE(rows[0].gamma, fresh[0].gamma);  // the velocities did matter
+      }
+    }
+  }
 }
 
 // Hand-computed values: a follower point at height 0.3 above a ground plane

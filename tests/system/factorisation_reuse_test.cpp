@@ -1,11 +1,13 @@
 // Evaluation skipping in the dynamics (issue 10): where only the velocities
 // changed since the last evaluation (the velocity columns of a
-// difference-quotient Jacobian: cvode, ida), the rows' Jacobians are the
-// same bit for bit, and the tree's or the sparse S's factorisation is kept
-// instead of computed again (SchurSolver::assemble, TreeKktSolver::factorize).
-// On every bundled example and every model of tests/models, at states along
-// a run: new velocities add no factorisation, and y' with the kept one
-// equals y' with one computed afresh (after other positions).
+// difference-quotient Jacobian: cvode, ida), the kinematics' rotations and
+// the rows' position stage (D, targets, Delta) are kept and only the rows'
+// gammas evaluated, and so the rows' Jacobians are the same bit for bit and
+// the tree's or the sparse S's factorisation is kept instead of computed
+// again (SchurSolver::assemble, TreeKktSolver::factorize). On every bundled
+// example and every model of tests/models, at states along a run: new
+// velocities add no position stage and no factorisation, and y' then equals
+// y' evaluated afresh (after other positions).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,8 +41,10 @@ TEST_P(FactorisationReuse, NewVelocitiesKeepTheFactorisationAndGiveTheSameRates)
 
     system.derivative(t, y, ignored);
     const long before = system.dynamics_factorisations();
+    const long geometry_before = system.constraint_geometry_evaluations();
     system.derivative(t, moved, rate_kept);
     EXPECT_EQ(system.dynamics_factorisations(), before) << name << " at t = " << t;
+    EXPECT_EQ(system.constraint_geometry_evaluations(), geometry_before) << name << " at t = " << t;
 
     // the same after a factorisation at other positions (turned and moved a
     // little); a planar friction model may refuse them (a spatial load)
@@ -76,6 +80,31 @@ TEST(FactorisationReuse, CountsOneFactorisationForVelocityOnlyChanges) {
   }
 }
 
+// The rows' position stage is evaluated again where the time alone moved
+// (a driver's target and position error are functions of t) and after a
+// discrete change at the same state (an element switched off and on again),
+// and not where only the velocities moved. The driven slider-crank.
+TEST(FactorisationReuse, RowsPositionStageFollowsPositionsTimeAndSwitches) {
+  System system(load_model(test::source_path("examples/slider_crank.yaml")));
+  VecX y = system.initial_state();
+  system.assemble(0.0, y);
+  VecX rate(y.size()), fresh(y.size());
+  system.derivative(0.0, y, rate);
+  const long first = system.constraint_geometry_evaluations();
+  system.layout().velocities(y) *= 1.5;
+  system.derivative(0.0, y, rate);
+  EXPECT_EQ(system.constraint_geometry_evaluations(), first);
+  system.derivative(1e-3, y, rate);  // the same positions, a later time
+  EXPECT_EQ(system.constraint_geometry_evaluations(), first + 1);
+  // a switch at the same state: evaluated again, and the same rates
+  const std::string driver = system.model().drivers().front().name;
+  EXPECT_TRUE(system.set_enabled(driver, false));  // structural
+  system.set_enabled(driver, true);
+  system.derivative(1e-3, y, fresh);
+  EXPECT_EQ(system.constraint_geometry_evaluations(), first + 2);
+  EXPECT_EQ(fresh, rate);
+}
+
 void count_for_velocity_only_changes(bool tree) {
   System system(load_model(test::source_path("examples/double_pendulum.yaml")));
   system.set_tree_dynamics(tree);
@@ -89,11 +118,13 @@ void count_for_velocity_only_changes(bool tree) {
     system.derivative(0.0, y, rate);
   }
   EXPECT_EQ(system.dynamics_factorisations(), first);
+  const long geometry = system.constraint_geometry_evaluations();
   for (int k = 1; k <= 5; ++k) {
     system.layout().positions(y)(4) += 1e-3;  // body 0's quaternion (x)
     system.derivative(0.0, y, rate);
   }
   EXPECT_EQ(system.dynamics_factorisations(), first + 5);
+  EXPECT_EQ(system.constraint_geometry_evaluations(), geometry + 5);
   EXPECT_EQ(system.tree_dynamics_used(), tree);
 }
 

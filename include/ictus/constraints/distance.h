@@ -22,6 +22,7 @@ class Distance final : public ElementaryConstraint {
   int row_count() const override { return 1; }
   bool driven() const override { return driven_; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
+  void evaluate_gamma(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
  private:
   Vec3 point_base_;

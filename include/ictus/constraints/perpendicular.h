@@ -21,6 +21,7 @@ class Perpendicular final : public ElementaryConstraint {
   int row_count() const override { return 1; }
   bool rows_are_moments() const override { return true; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
+  void evaluate_gamma(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
  private:
   Vec3 axis_base_;

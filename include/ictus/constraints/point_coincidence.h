@@ -19,6 +19,7 @@ class PointCoincidence final : public ElementaryConstraint {
   int row_count() const override { return 3; }
   std::string row_label(int k) const override;
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
+  void evaluate_gamma(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
  private:
   Vec3 point_base_;

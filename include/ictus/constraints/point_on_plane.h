@@ -25,6 +25,7 @@ class PointOnPlane final : public ElementaryConstraint {
   int row_count() const override { return 1; }
   bool driven() const override { return driven_; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
+  void evaluate_gamma(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
   const Vec3& normal_base() const { return normal_base_; }
 

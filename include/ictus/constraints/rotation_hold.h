@@ -23,6 +23,7 @@ class RotationHold final : public ElementaryConstraint {
   bool holonomic() const override { return false; }
   bool rows_are_moments() const override { return true; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
+  void evaluate_gamma(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 };
 
 }  // namespace ictus

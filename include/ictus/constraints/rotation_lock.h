@@ -27,6 +27,7 @@ class RotationLock final : public ElementaryConstraint {
   bool driven() const override { return driven_; }
   bool rows_are_moments() const override { return true; }
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
+  void evaluate_gamma(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
   const Vec3& axis_base() const { return axis_base_; }
   const Vec3& axis_follower() const { return axis_follower_; }
