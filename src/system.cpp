@@ -593,7 +593,7 @@ bool System::accept(double t, VecX& y) {
     changed = s.redetect_rank(t);
     // rows back after a singular configuration: what drifted along them
     // while they were out is removed at once, so that no Baumgarte transient
-    // follows (the drift is of second order in the window, kSingularWindow)
+    // follows (the drift is of second order in the window, singular_window)
     if (changed && was_lowered && !s.rank_lowered) project(t, y);
   }
   s.log_rank_change(t);

@@ -330,7 +330,7 @@ void System::Impl::solve_dynamics() {
     // failed factorisation (a zero or non-finite pivot) counts as ratio 0
     const double ratio = ok ? solver.smallest_pivot_ratio(dropped).first : 0.0;
     if (!(ratio > geometric_check_below)) {
-      ok = rank.independent(rows, row_bodies, dropped, kSingularWindow);
+      ok = rank.independent(rows, row_bodies, dropped, singular_window);
       // D has full rank but S lost every digit of a pivot (a body far
       // stiffer in rotation than in translation: the KKT system, whose
       // pivoting eliminates in the same order, fails as well)

@@ -50,6 +50,7 @@ struct System::ModeSnapshot {
   std::vector<char> newly_active, joint_newly_enabled, joint_enabled_before;
   std::vector<char> dropped;
   std::vector<std::vector<std::pair<int, double>>> self_stress;
+  double singular_window = 0.0;
   std::vector<double> driver_offset, driver_held;
   std::vector<Mat3> driver_held_rotation;  // a stuck ball's held relative orientation
   std::vector<int> force_mode;             // stick/slip modes
@@ -201,7 +202,7 @@ struct System::Impl {
   /// Finds the dependent rows and their self-stress modes; `report` warns
   /// about them (at a structure change; a rank change is logged as such).
   /// `sine`: the rank tolerance (ConstraintRank::kTolerance, or the wider
-  /// kSingularWindow while a run passes a singular configuration).
+  /// singular_window while a run passes a singular configuration).
   void detect_redundancy(bool report = true, double sine = internal::ConstraintRank::kTolerance);
   /// Finds the dependent rows again at time `time` (the rank of D changed
   /// with the configuration) and logs the change with the rows involved.
@@ -484,6 +485,13 @@ struct System::Impl {
   // row comes back (checked every accepted step) with a violation of
   // second order in the window (issue 13 defect 2; docs/theory/equations.md)
   static constexpr double kSingularWindow = 1e-3;
+  // The window of this structure: kSingularWindow, or a tenth of the
+  // smallest sine of its kept rows where the mechanism's own geometry is
+  // that ill-conditioned at full rank (a long chain: 1.5e-4 at 256 links,
+  // docs/performance.md), not below ConstraintRank::kTolerance; else its
+  // conditioning passes for a singular configuration at every check.
+  // Set when the structure is built (a restored mode takes its run's).
+  double singular_window = kSingularWindow;
   double geometric_check_below = kSchurCheck;
   // smallest pivot ratio of S times the squared geometric condition below
   // which the inertia, not the geometry, spoils S

@@ -26,6 +26,7 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   m->joint_enabled_before = s.joint_enabled_before;
   m->dropped = s.dropped;
   m->self_stress = s.self_stress;
+  m->singular_window = s.singular_window;
   for (const Impl::DriverRuntime& d : s.drivers) {
     m->driver_offset.push_back(d.offset);
     m->driver_held.push_back(d.held);

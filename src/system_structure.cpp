@@ -123,8 +123,11 @@ void System::Impl::rebuild_structure() {
     // a restored mode: the same dependent rows as the run it was saved from
     dropped = adopt_redundancy->dropped;
     self_stress = adopt_redundancy->self_stress;
+    singular_window = adopt_redundancy->singular_window;
   } else {
     detect_redundancy();
+    singular_window = std::clamp(0.1 * rank.smallest_sine(rows, row_bodies, dropped),
+                                 internal::ConstraintRank::kTolerance, kSingularWindow);
   }
   structure_rank = static_cast<long>(m) - std::count(dropped.begin(), dropped.end(), char{1});
   rank_lowered = false;
@@ -136,12 +139,12 @@ bool System::Impl::redetect_rank(double time) {
   // first, in buffers of the structure, and rebuild the self-stress modes
   // (which allocate) only when the dependent rows changed
   compute_rows();
-  rank.find_dependent_rows(rows, row_bodies, no_rows, dependent_rows, kSingularWindow);
+  rank.find_dependent_rows(rows, row_bodies, no_rows, dependent_rows, singular_window);
   if (dependent_rows == dropped) return false;
   keep_self_stress_for_probe();
   const std::vector<char> before = dropped;
   std::fill(dropped.begin(), dropped.end(), char{0});
-  detect_redundancy(false, kSingularWindow);
+  detect_redundancy(false, singular_window);
   if (dropped == before) return false;
   const auto rows_count = static_cast<long>(dropped.size());
   const long after = rows_count - std::count(dropped.begin(), dropped.end(), char{1});
@@ -202,8 +205,7 @@ void System::note_singular_passage(double t, const VecX& y) {
   Impl& s = *impl_;
   s.compute_kinematics(t, y);
   s.compute_rows();
-  s.rank.find_dependent_rows(s.rows, s.row_bodies, s.no_rows, s.dependent_rows,
-                             Impl::kSingularWindow);
+  s.rank.find_dependent_rows(s.rows, s.row_bodies, s.no_rows, s.dependent_rows, s.singular_window);
   long lowest = 0;
   bool passage = false;
   for (std::size_t r = 0; r < s.dropped.size(); ++r) {
