@@ -51,6 +51,7 @@ struct System::ModeSnapshot {
   std::vector<char> dropped;
   std::vector<std::vector<std::pair<int, double>>> self_stress;
   double singular_window = 0.0;
+  double structure_sine = 0.0;
   std::vector<double> driver_offset, driver_held;
   std::vector<Mat3> driver_held_rotation;  // a stuck ball's held relative orientation
   std::vector<int> force_mode;             // stick/slip modes
@@ -492,6 +493,15 @@ struct System::Impl {
   // conditioning passes for a singular configuration at every check.
   // Set when the structure is built (a restored mode takes its run's).
   double singular_window = kSingularWindow;
+  // The smallest sine of the kept rows when the structure was built (not
+  // below ConstraintRank::kTolerance). Below kWellConditionedSine it is the
+  // mechanism's own conditioning (a chain of 16 bars: 1.1e-2, of 256:
+  // 1.5e-4; every bundled example is above 0.11), and the distance to a
+  // singular configuration is measured relative to it
+  // (System::singularity_distance).
+  double structure_sine = 1.0;
+  static constexpr double kWellConditionedSine = 0.1;
+  double conditioning_scale() const { return std::min(1.0, structure_sine / kWellConditionedSine); }
   double geometric_check_below = kSchurCheck;
   // smallest pivot ratio of S times the squared geometric condition below
   // which the inertia, not the geometry, spoils S

@@ -124,10 +124,14 @@ void System::Impl::rebuild_structure() {
     dropped = adopt_redundancy->dropped;
     self_stress = adopt_redundancy->self_stress;
     singular_window = adopt_redundancy->singular_window;
+    structure_sine = adopt_redundancy->structure_sine;
   } else {
     detect_redundancy();
-    singular_window = std::clamp(0.1 * rank.smallest_sine(rows, row_bodies, dropped),
-                                 internal::ConstraintRank::kTolerance, kSingularWindow);
+    structure_sine = rows.empty() ? 1.0
+                                  : std::max(rank.smallest_sine(rows, row_bodies, dropped),
+                                             internal::ConstraintRank::kTolerance);
+    singular_window =
+        std::clamp(0.1 * structure_sine, internal::ConstraintRank::kTolerance, kSingularWindow);
   }
   structure_rank = static_cast<long>(m) - std::count(dropped.begin(), dropped.end(), char{1});
   rank_lowered = false;
@@ -176,14 +180,18 @@ constexpr double kSingularityRatio = 1e-2;
 // singular configuration but also for small inertias (a slender rod): only
 // then is the geometry asked, the smallest sine of the scaled D
 // (constraint_rank.h), which falls linearly to zero at a crossing whatever
-// the inertia.
+// the inertia. Both relative to the mechanism's own conditioning where that
+// is poor (conditioning_scale; the pivots go as the square of the sines):
+// a long chain is otherwise near a crossing at every step, and every step
+// of dopri5 is searched for one (half the CPU of a run of 64 bars).
 double System::singularity_distance() {
   Impl& s = *impl_;
   if (!s.dynamics_valid || s.rows.empty()) return std::numeric_limits<double>::infinity();
   const double ratio =
       s.tree_used ? s.tree.smallest_pivot_ratio() : s.solver.smallest_pivot_ratio(s.dropped).first;
-  if (ratio > kSingularityRatio) return std::numeric_limits<double>::infinity();
-  return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped);
+  const double scale = s.conditioning_scale();
+  if (ratio > kSingularityRatio * scale * scale) return std::numeric_limits<double>::infinity();
+  return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped) / scale;
 }
 
 // Between stages (a stepper looking for a passage on its dense output): the
@@ -194,7 +202,7 @@ double System::singularity_distance_at(double t, const VecX& y) {
   s.compute_kinematics(t, y);
   s.compute_rows();
   s.forget_evaluation();  // the stepper's state is elsewhere
-  return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped);
+  return s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped) / s.conditioning_scale();
 }
 
 // A step that passed a singular configuration without a stage near enough to

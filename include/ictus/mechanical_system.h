@@ -82,8 +82,10 @@ class MechanicalSystem {
   /// How far the last evaluation was from a configuration where the rank of
   /// the constraints falls (a parallelogram's links collinear): a distance
   /// that falls linearly in time to zero as a motion passes one (the
-  /// smallest sine between a row of the scaled D and the others); +inf when
-  /// no such configuration is near, or without rows.
+  /// smallest sine between a row of the scaled D and the others, relative
+  /// to the mechanism's own where that was below 0.1 when its structure was
+  /// built: a long chain); +inf when no such configuration is near, or
+  /// without rows.
   virtual double singularity_distance() { return std::numeric_limits<double>::infinity(); }
   /// The same distance at the state y (between the stepper's stages, on its
   /// dense output), asked of the geometry whatever the pivots of S; the rank
