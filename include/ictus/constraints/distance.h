@@ -24,7 +24,16 @@ class Distance final : public ElementaryConstraint {
   void evaluate(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
   void evaluate_gamma(const ConstraintContext& ctx, std::span<ConstraintRow> rows) const override;
 
+  /// The two points at a configuration: their arms from the centres
+  /// (world), their distance and its direction (zero at distance zero).
+  struct Geometry {
+    Vec3 rho_i, rho_j, direction;
+    double length = 0.0;
+  };
+
  private:
+  Geometry geometry(const ConstraintContext& ctx) const;
+
   Vec3 point_base_;
   Vec3 point_follower_;
   double length_;
