@@ -19,8 +19,10 @@ namespace {
 
 // The same doubles bit for bit: -0.0 is not 0.0, a NaN is itself (the keys
 // of evaluation skipping, which must reproduce the evaluation exactly).
+// Empty (a model without bodies): equal, and no null pointer to memcmp.
 bool same_bits(const Eigen::Ref<const VecX>& a, const Eigen::Ref<const VecX>& b) {
-  return a.size() == b.size() &&
+  if (a.size() != b.size()) return false;
+  return a.size() == 0 ||
          std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
 }
 
