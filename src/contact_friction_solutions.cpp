@@ -29,6 +29,7 @@
 #include <cmath>
 #include <vector>
 
+#include "dense_rows.h"
 #include "ictus/forces/reaction_friction.h"
 
 namespace ictus::internal {
@@ -61,22 +62,6 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
   ContactFrictionSolutions out;
   if (s.inertia_ill_conditioned || s.n > kMaxBodies) return out;
   const int nv = 6 * s.n;
-  auto row_vector = [&](int r) {
-    VecX v = VecX::Zero(nv);
-    const RowBodies& rb = s.row_bodies[static_cast<std::size_t>(r)];
-    const ConstraintRow& row = s.rows[static_cast<std::size_t>(r)];
-    if (rb.base != kGround) v.segment<6>(6 * rb.base) += row.J_base;
-    if (rb.follower != kGround) v.segment<6>(6 * rb.follower) += row.J_follower;
-    return v;
-  };
-  // the rows' acceleration targets with their stabilisation, as in solve_dynamics
-  auto target = [&](int r) {
-    const ConstraintRow& row = s.rows[static_cast<std::size_t>(r)];
-    double stabilising = s.stabilisation.baumgarte_velocity * (s.row_rate(r) - row.target);
-    if (row.has_position_error)
-      stabilising += s.stabilisation.baumgarte_position * row.position_error;
-    return row.gamma - stabilising;
-  };
 
   // the closed contacts and their tangents
   std::vector<int> contact_rows, contact_side;
@@ -121,11 +106,7 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
     for (BodyLoad& l : unit_loads) l = BodyLoad{};
     LoadAccumulator accumulator(unit_loads);
     e.add_slip_load(ctx, accumulator, 1.0);
-    VecX load(nv);
-    for (int b = 0; b < s.n; ++b)
-      load.segment<6>(6 * b) << unit_loads[static_cast<std::size_t>(b)].force_W,
-          unit_loads[static_cast<std::size_t>(b)].torque_B;
-    slip_loads.push_back(load);
+    slip_loads.push_back(dense_loads(unit_loads));
     tangents.push_back(tg);
   }
   if (nc + free_count > kMaxUnknowns ||
@@ -141,16 +122,12 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
   for (std::size_t r = 0; r < s.rows.size(); ++r)
     if (s.dropped[r] == 0 && in_problem[r] == 0) equality.push_back(static_cast<int>(r));
   if (equality.size() > kMaxOtherRows) return out;
-  MatX Minv = MatX::Zero(nv, nv);
-  for (int b = 0; b < s.n; ++b)
-    for (int c = 0; c < 6; ++c)
-      Minv.block<6, 1>(6 * b, 6 * b + c) =
-          apply_inverse_mass(s.inverse_mass[static_cast<std::size_t>(b)], Vec6::Unit(c));
+  const MatX Minv = dense_inverse_mass(s);
   MatX DE(static_cast<Eigen::Index>(equality.size()), nv);
   VecX rE(DE.rows());
   for (std::size_t i = 0; i < equality.size(); ++i) {
-    DE.row(static_cast<Eigen::Index>(i)) = row_vector(equality[i]).transpose();
-    rE(static_cast<Eigen::Index>(i)) = target(equality[i]);
+    DE.row(static_cast<Eigen::Index>(i)) = dense_row(s, equality[i]).transpose();
+    rE(static_cast<Eigen::Index>(i)) = row_stabilised_target(s, equality[i]);
   }
   const MatX MinvDEt = Minv * DE.transpose();
   // (Eigen's decompositions do not take an empty matrix: no other rows)
@@ -163,19 +140,15 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
     const VecX free = Minv * load;
     return free - condensed(DE * free);
   };
-  VecX f(nv);
-  for (int b = 0; b < s.n; ++b)
-    f.segment<6>(6 * b) << s.loads[static_cast<std::size_t>(b)].force_W,
-        s.loads[static_cast<std::size_t>(b)].torque_B;
-  const VecX free_acc = Minv * f;
+  const VecX free_acc = Minv * dense_loads(s.loads);
   const VecX x_f = free_acc + condensed(rE - DE * free_acc);
 
   std::vector<VecX> G(static_cast<std::size_t>(nc)), normal_column(static_cast<std::size_t>(nc));
   std::vector<double> g_target(static_cast<std::size_t>(nc));
   for (int j = 0; j < nc; ++j) {
     const double sign = s.contact_sides[static_cast<std::size_t>(contact_side[j])].sign;
-    G[j] = sign * row_vector(contact_rows[j]);
-    g_target[j] = sign * target(contact_rows[j]);
+    G[j] = dense_row(s, contact_rows[j], sign);
+    g_target[j] = sign * row_stabilised_target(s, contact_rows[j]);
     normal_column[j] = project(G[j]);
   }
   const int nt = static_cast<int>(tangents.size());
@@ -186,15 +159,14 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
     tg.slip_column = project(slip_loads[static_cast<std::size_t>(i)]);
     if (!tg.free) continue;
     if (tg.hold_row >= 0) {  // held: its row with its stabilisation
-      H[i] = row_vector(tg.hold_row);
-      h_target[i] = target(tg.hold_row);
+      H[i] = dense_row(s, tg.hold_row);
+      h_target[i] = row_stabilised_target(s, tg.hold_row);
       tg.stick_column = project(H[i]);
     } else {  // at zero rate: q'' = 0 from its rate row, the force its slip load
-      H[i] = VecX::Zero(nv);
+      H[i].resize(nv);
       const auto [base, follower] = rate_bodies[static_cast<std::size_t>(i)];
       const ConstraintRow& row = rate_rows[static_cast<std::size_t>(i)];
-      if (base != kGround) H[i].segment<6>(6 * base) += row.J_base;
-      if (follower != kGround) H[i].segment<6>(6 * follower) += row.J_follower;
+      scatter_row(row, base, follower, 1.0, H[i]);
       h_target[i] = row.gamma;
       tg.stick_column = tg.slip_column;
     }

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "contact/lcp.h"
+#include "dense_rows.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "ictus/shape_contact_points.h"
 #include "ictus/system.h"
@@ -300,7 +301,7 @@ namespace {
 
 // Dense pieces of the active rows for the contact problems (they run at
 // events only, on the few bodies of a contact model: dense is simplest).
-struct DenseRows {
+struct ContactProblemRows {
   MatX Minv;  // 6n x 6n
   MatX DE;    // equality rows (active, independent, not a contact side in the problem)
   MatX G;     // contact rows times their sign: gap rates G u
@@ -310,14 +311,10 @@ struct DenseRows {
 }  // namespace
 
 // Builds M^-1, D_E and G for the sides `sides` (closed, structure current).
-static DenseRows dense_rows(const System::Impl& s, std::span<const int> sides) {
-  DenseRows d;
+static ContactProblemRows contact_problem_rows(const System::Impl& s, std::span<const int> sides) {
+  ContactProblemRows d;
   const int nv = 6 * s.n;
-  d.Minv = MatX::Zero(nv, nv);
-  for (int b = 0; b < s.n; ++b)
-    for (int k = 0; k < 6; ++k)
-      d.Minv.block<6, 1>(6 * b, 6 * b + k) =
-          internal::apply_inverse_mass(s.inverse_mass[static_cast<std::size_t>(b)], Vec6::Unit(k));
+  d.Minv = internal::dense_inverse_mass(s);
   std::vector<char> is_contact(s.rows.size(), 0);
   for (const int k : sides) {
     const int r = s.contact_row(k);
@@ -333,25 +330,15 @@ static DenseRows dense_rows(const System::Impl& s, std::span<const int> sides) {
   for (std::size_t r = 0; r < s.rows.size(); ++r)
     if (is_contact[r] == 0 && (s.dropped[r] == 0 || is_hold[r] != 0))
       d.equality_rows.push_back(static_cast<int>(r));
-  auto row_of = [&](int r, Eigen::Ref<VecX> out) {
-    out.setZero();
-    const internal::RowBodies& rb = s.row_bodies[static_cast<std::size_t>(r)];
-    const ConstraintRow& row = s.rows[static_cast<std::size_t>(r)];
-    if (rb.base != kGround) out.segment<6>(6 * rb.base) += row.J_base;
-    if (rb.follower != kGround) out.segment<6>(6 * rb.follower) += row.J_follower;
-  };
   d.DE = MatX::Zero(static_cast<Eigen::Index>(d.equality_rows.size()), nv);
   d.G = MatX::Zero(static_cast<Eigen::Index>(sides.size()), nv);
-  VecX work(nv);
-  for (std::size_t i = 0; i < d.equality_rows.size(); ++i) {
-    row_of(d.equality_rows[i], work);
-    d.DE.row(static_cast<Eigen::Index>(i)) = work.transpose();
-  }
-  for (std::size_t i = 0; i < sides.size(); ++i) {
-    row_of(d.contact_rows[i], work);
+  for (std::size_t i = 0; i < d.equality_rows.size(); ++i)
+    d.DE.row(static_cast<Eigen::Index>(i)) = internal::dense_row(s, d.equality_rows[i]).transpose();
+  for (std::size_t i = 0; i < sides.size(); ++i)
     d.G.row(static_cast<Eigen::Index>(i)) =
-        s.contact_sides[static_cast<std::size_t>(sides[i])].sign * work.transpose();
-  }
+        internal::dense_row(s, d.contact_rows[i],
+                            s.contact_sides[static_cast<std::size_t>(sides[i])].sign)
+            .transpose();
   return d;
 }
 
@@ -376,8 +363,8 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
       free_sides.push_back(sides[i]);
       free_index.push_back(i);
     }
-  const DenseRows all = dense_rows(s, sides);  // the gap rates of every side
-  const DenseRows d = dense_rows(s, free_sides);
+  const ContactProblemRows all = contact_problem_rows(s, sides);  // the gap rates of every side
+  const ContactProblemRows d = contact_problem_rows(s, free_sides);
   const int nv = 6 * s.n;
   VecX u1(nv);
   for (int b = 0; b < s.n; ++b) u1.segment<6>(6 * b) = s.layout.body_velocity(y, b);
@@ -438,31 +425,23 @@ std::vector<double> System::contact_forces(double t, const VecX& y, std::span<co
   Impl& s = *impl_;
   for (const int k : sides) set_contact_closed(k, true);
   s.refresh_contact_structure(t, y);
-  const DenseRows d = dense_rows(s, sides);
+  const ContactProblemRows d = contact_problem_rows(s, sides);
   const int nv = 6 * s.n;
-  // unconstrained accelerations M^-1 f and the rows' acceleration targets
-  // with their stabilisation, as in System::Impl::solve_dynamics
+  // unconstrained accelerations M^-1 f, and the rows' acceleration targets
+  // with their stabilisation as in System::Impl::solve_dynamics
   VecX a0(nv);
   for (int b = 0; b < s.n; ++b) {
     const auto i = static_cast<std::size_t>(b);
     a0.segment<3>(6 * b) = s.inverse_mass[i].inv_mass * s.loads[i].force_W;
     a0.segment<3>(6 * b + 3) = s.inverse_mass[i].inv_inertia * s.loads[i].torque_B;
   }
-  const double beta_c = s.stabilisation.baumgarte_position;
-  const double beta_k = s.stabilisation.baumgarte_velocity;
-  auto target = [&](int r) {
-    const ConstraintRow& row = s.rows[static_cast<std::size_t>(r)];
-    double stabilising = beta_k * (s.row_rate(r) - row.target);
-    if (row.has_position_error) stabilising += beta_c * row.position_error;
-    return row.gamma - stabilising;
-  };
   VecX rE(d.DE.rows());
   for (std::size_t i = 0; i < d.equality_rows.size(); ++i)
-    rE(static_cast<Eigen::Index>(i)) = target(d.equality_rows[i]);
+    rE(static_cast<Eigen::Index>(i)) = internal::row_stabilised_target(s, d.equality_rows[i]);
   VecX c(static_cast<Eigen::Index>(sides.size()));
   for (std::size_t i = 0; i < sides.size(); ++i)
-    c(static_cast<Eigen::Index>(i)) =
-        s.contact_sides[static_cast<std::size_t>(sides[i])].sign * target(d.contact_rows[i]);
+    c(static_cast<Eigen::Index>(i)) = s.contact_sides[static_cast<std::size_t>(sides[i])].sign *
+                                      internal::row_stabilised_target(s, d.contact_rows[i]);
   const CondensedSolution sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, a0);
   if (!sol.lcp.solved)
     throw SimulationError(t, fmt::format("the contact forces of {} have no solution (the "

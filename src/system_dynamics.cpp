@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "stabilised_target.h"
 #include "system_impl.h"
 
 namespace ictus {
@@ -292,18 +293,13 @@ void System::Impl::fill_lock_errors(int j) {
 void System::Impl::solve_dynamics() {
   dropped_row_violated = false;
   double kept_residual = 0.0;  // largest |D u - h| of the independent rows (drift)
-  const double beta_c = stabilisation.baumgarte_position;
-  const double beta_k = stabilisation.baumgarte_velocity;
   const auto m = rows.size();
   for (std::size_t r = 0; r < m; ++r) {
     if (dropped[r] != 0) continue;
     const ConstraintRow& row = rows[r];
     const double du = row_rate(static_cast<int>(r));
     kept_residual = std::max(kept_residual, std::abs(du - row.target));
-    // seed 000 eq. 7: hc = -beta_c Delta - beta_k Delta'
-    double stabilising = beta_k * (du - row.target);
-    if (row.has_position_error) stabilising += beta_c * row.position_error;
-    kkt_rhs(static_cast<Eigen::Index>(r)) = row.gamma - stabilising;
+    kkt_rhs(static_cast<Eigen::Index>(r)) = internal::stabilised_target(row, du, stabilisation);
   }
 
   // A dependent row stays satisfied by the others only while the rank of D is

@@ -9,6 +9,7 @@
 #include <limits>
 #include <span>
 
+#include "dense_rows.h"
 #include "ictus/forces/reaction_friction.h"
 #include "ictus/system.h"
 #include "system_impl.h"
@@ -29,14 +30,6 @@ void shape(VecX& v, Eigen::Index rows) {
   if (v.size() != rows) v.resize(rows);
 }
 
-// A row's Jacobian blocks scattered into a dense row of 6n entries.
-void scatter(const ConstraintRow& row, BodyIndex base, BodyIndex follower, double sign,
-             Eigen::RowVectorXd& dense) {
-  dense.setZero();
-  if (base != kGround) dense.segment<6>(6 * base) += sign * row.J_base.transpose();
-  if (follower != kGround) dense.segment<6>(6 * follower) += sign * row.J_follower.transpose();
-}
-
 }  // namespace
 
 void System::time_stepping_rows(double t, const VecX& y, TimeSteppingRows& out) {
@@ -55,7 +48,7 @@ void System::time_stepping_rows(double t, const VecX& y, TimeSteppingRows& out) 
   for (std::size_t r = 0; r < s.rows.size(); ++r) {
     if (s.dropped[r] != 0) continue;
     const internal::RowBodies& rb = s.row_bodies[r];
-    scatter(s.rows[r], rb.base, rb.follower, 1.0, work);
+    internal::scatter_row(s.rows[r], rb.base, rb.follower, 1.0, work);
     out.D.row(i) = work;
     out.target(i) = s.rows[r].target;
     ++i;
@@ -79,7 +72,7 @@ void System::time_stepping_rows(double t, const VecX& y, TimeSteppingRows& out) 
     const ConstraintContext ctx{s.kinematics(base), s.kinematics(follower), s.t,
                                 MotionSample{d.held, 0.0, 0.0}};
     inst.constraint->evaluate(ctx, std::span<ConstraintRow>(&row, 1));
-    scatter(row, base, follower, side.sign, work);
+    internal::scatter_row(row, base, follower, side.sign, work);
     out.G.row(k) = work;
     out.gap(k) = s.contact_gap(static_cast<int>(k));
     out.restitution(k) = side.restitution;
@@ -114,7 +107,7 @@ void System::time_stepping_rows(double t, const VecX& y, TimeSteppingRows& out) 
                                   MotionSample{}};
       s.instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
           ctx, std::span<ConstraintRow>(&row, 1));
-      scatter(row, fj.base, fj.follower, 1.0, work);
+      internal::scatter_row(row, fj.base, fj.follower, 1.0, work);
       out.T.row(2 * k + static_cast<Eigen::Index>(axis)) = work;
     }
   }
