@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ictus::internal {
 
 ElementSwitching::ElementSwitching(System& system, Log log)
@@ -10,6 +12,9 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   lambda_ahead_.assign(count, 0.0);
   ahead_negative_.assign(count, 0);
   switched_.assign(count, 0);
+  enabled_before_.assign(count, 0);
+  waking_.assign(count, 0);
+  mode_before_wake_.assign(count, 0);
   together_.reserve(count);
   together_modes_.assign(count, 0);
   together_before_.assign(count, 0);
@@ -116,14 +121,16 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
     // at t0: the moving elements slip the way they move, those at rest are decided
     system_.evaluate(t, y, Stage::kKinematics);
     for (int k = 0; k < count; ++k) {
-      if (!system_.stick_slip_enabled(k)) continue;
+      if (waking_[static_cast<std::size_t>(k)] == 0 || !system_.stick_slip_enabled(k)) continue;
       system_.follow_slip_direction(k);  // a moving ball slips the way it turns
       const double rate = system_.stick_slip_rate(k);
       if (rate != 0.0) system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
     }
     system_.evaluate(t, y, Stage::kKinematics);
     for (int k = 0; k < count; ++k)
-      if (candidate(k) && system_.stick_slip_rate(k) == 0.0) together_.push_back(k);
+      if (waking_[static_cast<std::size_t>(k)] != 0 && candidate(k) &&
+          system_.stick_slip_rate(k) == 0.0)
+        together_.push_back(k);
   } else {
     for (int k = 0; k < count; ++k) {
       const auto ki = static_cast<std::size_t>(k);
@@ -166,6 +173,44 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
 }
 
 int ElementSwitching::apply(double t, VecX& y, bool start) {
+  std::fill(waking_.begin(), waking_.end(), static_cast<char>(start ? 1 : 0));
+  return decide(t, y, start);
+}
+
+void ElementSwitching::note_enabled() {
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
+    enabled_before_[static_cast<std::size_t>(k)] = system_.stick_slip_enabled(k) ? 1 : 0;
+}
+
+int ElementSwitching::wake(double t, VecX& y) {
+  const auto count = static_cast<int>(g_last_.size());
+  system_.evaluate(t, y, Stage::kKinematics);
+  bool any = false;
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    waking_[ki] = 0;
+    if (!system_.stick_slip_enabled(k)) continue;
+    const int mode = system_.stick_slip_element(k).mode();
+    mode_before_wake_[ki] = mode;
+    const bool turned =
+        enabled_before_[ki] != 0 && mode != kStick && mode * system_.stick_slip_rate(k) < 0.0;
+    waking_[ki] = enabled_before_[ki] == 0 || turned ? 1 : 0;
+    any = any || waking_[ki] != 0;
+  }
+  if (!any) return 0;
+  const int switches = decide(t, y, true);
+  // a slip that the impulse turned round is logged as a reversal (the
+  // others woken are logged as at the start of a run: at zero rate only)
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    const int mode = system_.stick_slip_element(k).mode();
+    if (waking_[ki] != 0 && enabled_before_[ki] != 0 && mode == -mode_before_wake_[ki])
+      log_switch(k, t, mode_before_wake_[ki], "reversal");
+  }
+  return switches;
+}
+
+int ElementSwitching::decide(double t, VecX& y, bool start) {
   int switches = 0;
   std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
   for (int round = 0; round < 10; ++round) {
@@ -177,7 +222,9 @@ int ElementSwitching::apply(double t, VecX& y, bool start) {
       const int mode = system_.stick_slip_element(k).mode();
       if (start && round == 0) {
         // at t0 a moving element slips the way it moves; one at rest is
-        // decided like a slip that has just stopped
+        // decided like a slip that has just stopped (woken: the same, the
+        // others are left as they were decided)
+        if (waking_[ki] == 0) continue;
         system_.evaluate(t, y, Stage::kKinematics);
         system_.follow_slip_direction(k);  // a moving ball slips the way it turns
         const double rate = system_.stick_slip_rate(k);

@@ -41,6 +41,16 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// element's rate is set to exactly zero by a plastic impact of its hold
   /// row). Returns the number of switches.
   int apply(double t, VecX& y, bool start);
+  /// Notes which elements are switched on, before the contacts are decided
+  /// at an instant (a contact tangent is on only while its contact is closed).
+  void note_enabled();
+  /// After the contacts' switches at t: decides, as at the start of a run,
+  /// the elements switched on since note_enabled() (the tangents of contacts
+  /// that closed) and the slipping ones that an impact's impulse turned
+  /// round (mode times rate below zero): one that moves slips the way it
+  /// moves, one at rest is decided at zero rate. Returns the number of
+  /// switches.
+  int wake(double t, VecX& y);
   /// Look-ahead side of every function just after t (as settle_conditions).
   void settle(double t, const VecX& y);
 
@@ -48,10 +58,13 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// Element k at u' = 0: sticks or slips the way the load pushes.
   void decide_at_zero_rate(int k, double t, VecX& y, bool start);
   /// The frictional joints and contact tangents at a zero slip rate at t
-  /// (firing, or reaching zero within the look-ahead), when there are
-  /// several, decided together (System::decide_friction_together). Returns
-  /// the number decided (0: none or one, decided alone).
+  /// (firing, or reaching zero within the look-ahead; with `start`, those
+  /// of waking_ at rest), when there are several, decided together
+  /// (System::decide_friction_together). Returns the number decided (0:
+  /// none or one, decided alone).
   int decide_together(double t, VecX& y, bool start);
+  /// apply(), `start` meaning the elements marked in waking_ start.
+  int decide(double t, VecX& y, bool start);
   /// Sets the modes decided at zero rate, the plastic impact of new hold
   /// rows included; a ball that starts to slip from (near) rest is held for
   /// that impact.
@@ -65,6 +78,9 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   std::vector<double> lambda_ahead_;  // hold force a moment after the instant
   std::vector<char> ahead_negative_;
   std::vector<char> switched_;  // in the current round
+  std::vector<char> enabled_before_;
+  std::vector<char> waking_;  // decided as at the start of a run
+  std::vector<int> mode_before_wake_;
   std::vector<int> together_, together_modes_, together_before_;
 };
 

@@ -488,7 +488,14 @@ bool Simulation::fire_events(double t, VecX& y) {
     // stick/slip elements first: their switches change the forces
     if (round == 0 && !switching_->empty()) element_switches_ += switching_->apply(t, y, false);
     // then contacts: impacts, persistent contact, lift-off
-    if (round == 0 && event_contacts_) element_switches_ += contacts_->apply(t, y, false);
+    if (round == 0 && event_contacts_) {
+      if (!switching_->empty()) switching_->note_enabled();
+      const int contact_switches = contacts_->apply(t, y, false);
+      element_switches_ += contact_switches;
+      // the tangents of the contacts that closed start to act, and an
+      // impulse may have turned a slip round
+      if (contact_switches > 0 && !switching_->empty()) element_switches_ += switching_->wake(t, y);
+    }
     // after actions the side is judged a moment later: a condition that
     // they leave at exactly zero (a gap closed at rest that an impulse
     // starts to close) crosses now if its rate takes it across
@@ -505,7 +512,10 @@ bool Simulation::fire_events(double t, VecX& y) {
       }
     }
     if (firing.empty()) break;
+    if (!switching_->empty()) switching_->note_enabled();
     stop = apply_actions(t, y, firing, ActionPhase::kAll);
+    // an element switched on starts as at t0; an impulse may have turned a slip round
+    if (!switching_->empty()) element_switches_ += switching_->wake(t, y);
     stats_.events += static_cast<int>(firing.size());
     // the fired conditions now hold (do not hold); the others keep
     // their value before the actions, so that a jump is seen as a crossing

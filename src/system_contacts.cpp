@@ -267,6 +267,14 @@ bool System::set_contact_closed(int k, bool closed) {
   hold.enabled = on;
   s.dynamics_valid = false;
   s.mark_structure_changed();
+  // an open contact's tangents hold nothing: a stuck one lets go (its
+  // friction is zero while the contact is open, whichever way it slips)
+  if (!closed && k < static_cast<int>(s.side_friction.size()))
+    for (const int i : s.side_friction[static_cast<std::size_t>(k)]) {
+      if (i < 0) continue;
+      const int element = s.friction_joints[static_cast<std::size_t>(i)].stick_slip;
+      if (stick_slip_element(element).mode() == kStick) set_stick_slip_mode(element, kSlipPositive);
+    }
   return true;
 }
 

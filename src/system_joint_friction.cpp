@@ -338,7 +338,9 @@ void System::Impl::solve_joint_friction() {
     }
     fj.transverse = friction_normal(fj, multipliers);
     fj.acc = coordinate_acceleration(fj, accelerations, true);
-    if (e.mode() != kStick) {
+    // an open contact's tangent has no normal force: no friction to solve
+    const bool pressed = fj.contact_side < 0 || contact_row(fj.contact_side) >= 0;
+    if (e.mode() != kStick && pressed) {
       unit_friction_response(fj);
       ++slipping;
     }

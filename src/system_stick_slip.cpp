@@ -21,8 +21,17 @@ const ForceElement& System::stick_slip_element(int k) const {
 }
 
 bool System::stick_slip_enabled(int k) const {
-  return impl_->force_enabled[static_cast<std::size_t>(
-             impl_->stick_slip_forces[static_cast<std::size_t>(k)])] != 0;
+  const Impl& s = *impl_;
+  if (s.force_enabled[static_cast<std::size_t>(s.stick_slip_forces[static_cast<std::size_t>(k)])] ==
+      0)
+    return false;
+  // a contact tangent acts only while its contact is closed: open, its
+  // normal force is zero and it has nothing to hold or decide
+  // (System::set_contact_closed releases it; ElementSwitching::wake decides
+  // it when the contact closes)
+  for (const Impl::FrictionJoint& fj : s.friction_joints)
+    if (fj.stick_slip == k) return fj.contact_side < 0 || contact_closed(fj.contact_side);
+  return true;
 }
 
 bool System::set_stick_slip_mode(int k, int mode) {
