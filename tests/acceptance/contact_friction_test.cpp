@@ -403,6 +403,57 @@ simulate: {until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12
   EXPECT_NEAR(r.final("energy.dissipated"), 0.5 * kMass * v0 * v0, 1e-8);
 }
 
+// The same with an external impulse instead of the wall: the block,
+// sliding at v0 on the floor, is kicked back at t_k = 0.1 s to -v(t_k)
+// (an event's impulse action, a system impact); friction turns with the
+// slip and the block stops at t_k + v(t_k) / a, at x(t_k) - v(t_k)^2 / (2 a).
+TEST(ContactFriction, AnExternalImpulseThatTurnsTheSlipTurnsTheFriction) {
+  constexpr const char* kKicked = R"(ictus: 1
+name: block kicked back while it slides
+parameters: {m: 2, mu: 0.3, r: 0.05, g: 9.81, v0: 2, tk: 0.1}
+bodies:
+  block: {mass: m, point_mass: true, position: [0, 0, r], velocity: [v0, 0, 0]}
+shapes:
+  foot: {body: block, type: sphere, radius: r}
+  floor: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  c: {type: shapes, between: [ground, block], friction: mu}
+events:
+  kick:
+    when: t >= tk
+    do: {impulse: {on: block, linear: [-2*m*(v0 - mu*g*tk), 0, 0]}}
+    once: true
+gravity: [0, 0, -g]
+simulate: {until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)";
+  const double mu = 0.3, v0 = 2.0, tk = 0.1, a = mu * kG;
+  const double vk = v0 - a * tk, xk = v0 * tk - 0.5 * a * tk * tk, t_stop = tk + vk / a;
+  const test::RecordedRun r = test::run_and_record(parse_model(kKicked, "kicked block"),
+                                                   {"block.x", "block.vx", "c.friction_x"});
+  int reversals = 0, sticks = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "reversal" && e.name == "c.friction_x") {
+      ++reversals;
+      EXPECT_NEAR(e.t, tk, 1e-12);
+    }
+    if (e.kind == "stick" && e.name == "c.friction_x") {
+      ++sticks;
+      EXPECT_NEAR(e.t, t_stop, 1e-9);
+    }
+  }
+  EXPECT_EQ(reversals, 1);
+  EXPECT_EQ(sticks, 1);
+  for (std::size_t i = 0; i < r.t.size(); ++i) {
+    const double t = r.t[i];
+    if (t > tk + 1e-6 && t < t_stop - 1e-6) {
+      EXPECT_NEAR(r["block.vx"][i], -vk + a * (t - tk), 1e-8) << t;
+      EXPECT_NEAR(r["c.friction_x"][i], mu * kMass * kG, 1e-8) << t;
+    }
+  }
+  EXPECT_NEAR(r.final("block.x"), xk - vk * vk / (2.0 * a), 1e-9);
+  EXPECT_NEAR(r.final("block.vx"), 0.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace ictus
 
