@@ -121,6 +121,10 @@ void StructuralStepper::refresh_jacobian(double t, double h) {
 bool StructuralStepper::solve(double h) {
   const double tau = scheme_ == Scheme::kWilson ? options_.theta * h : h;
   const double t_eval = t_ + h;  // Wilson: loads extrapolated from t + h (load_extrapolation_)
+  if (nv_ == 0) {  // a model without bodies: no unknowns (and no entries for maxCoeff)
+    update(tau, x_);
+    return true;
+  }
   bool fresh = false;
   for (int it = 0; it < options_.newton_max_iterations; ++it) {
     update(tau, x_);
