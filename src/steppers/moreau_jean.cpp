@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../contact/friction_pyramid.h"
 #include "ictus/error.h"
 
 namespace ictus {
@@ -50,6 +51,7 @@ void MoreauJeanStepper::size_work() {
   shape(lq_, capacity);
   shape(lz_, capacity);
   friction_sides_.reserve(static_cast<std::size_t>(nc));
+  friction_mu_.reserve(static_cast<std::size_t>(nc));
   lsubset_.resize(static_cast<std::size_t>(capacity));
   for (Eigen::Index i = 0; i < capacity; ++i)
     lsubset_[static_cast<std::size_t>(i)] = static_cast<int>(i);
@@ -218,70 +220,25 @@ void MoreauJeanStepper::step(double t_limit) {
   ++stats_.steps;
 }
 
-// Coulomb friction in the step's complementarity problem, the polyhedral
-// cone of four directions +-t_x, +-t_y per side (D. E. Stewart and J. C.
-// Trinkle, Int. J. Numer. Meth. Engng 39 (1996) 2673-2691; M. Anitescu and
-// F. A. Potra, Nonlinear Dynamics 14 (1997) 231-247): with r = D beta the
-// tangential impulse and lambda the slip speed of a side,
-//   0 <= P       _|_  G u+ + e min(G u, 0) >= 0
-//   0 <= beta_d  _|_  d . (T u+) + lambda >= 0          (each direction d)
-//   0 <= lambda  _|_  mu P - sum_d beta_d >= 0
-// u+ = u_f + P_M (G^T P + T^T r). Sticking: lambda = 0, |r| within the
-// pyramid; sliding: lambda is the slip speed, the impulse on its edge
-// opposing the slip. mu is the static coefficient for a side at rest at
-// the step's start (its slip rates below 1e-9 m/s), else the kinetic one.
-// The matrix is not symmetric (Lemke's method handles it: copositive-plus
-// for W positive semidefinite).
+// Coulomb friction in the step's complementarity problem, the friction
+// pyramid of contact/friction_pyramid.h. mu is the static coefficient for a
+// side at rest at the step's start (its slip rates below 1e-9 m/s), else the
+// kinetic one.
 bool MoreauJeanStepper::solve_with_friction() {
   const Eigen::Index nc = rows_.G.rows();
-  const auto na = static_cast<Eigen::Index>(index_set_.size());
-  const auto nf = static_cast<Eigen::Index>(friction_sides_.size());
-  const Eigen::Index n = na + 5 * nf;
-  // the H row and sign of each unknown's rate: a normal impulse, a direction
-  auto row_of = [&](Eigen::Index i, double* sign) -> Eigen::Index {
-    *sign = 1.0;
-    if (i < na) return index_set_[static_cast<std::size_t>(i)];
-    const Eigen::Index j = (i - na) / 4, d = (i - na) % 4;
-    *sign = d % 2 == 0 ? 1.0 : -1.0;
-    return nc + 2 * friction_sides_[static_cast<std::size_t>(j)] + d / 2;
-  };
-  auto block = L_.topLeftCorner(n, n);
-  block.setZero();
-  for (Eigen::Index i = 0; i < na + 4 * nf; ++i) {
-    double si = 1.0;
-    const Eigen::Index ri = row_of(i, &si);
-    for (Eigen::Index k = 0; k < na + 4 * nf; ++k) {
-      double sk = 1.0;
-      const Eigen::Index rk = row_of(k, &sk);
-      L_(i, k) = si * sk * W_(ri, rk);
-    }
-    lq_(i) = si * q_(ri);
-  }
-  for (Eigen::Index j = 0; j < nf; ++j) {
-    const int side = friction_sides_[static_cast<std::size_t>(j)];
+  const Eigen::Index n = static_cast<Eigen::Index>(index_set_.size() + 5 * friction_sides_.size());
+  friction_mu_.clear();  // reserved for every side
+  for (const int side : friction_sides_) {
     const bool at_rest =
         std::abs(rate0_(nc + 2 * side)) <= 1e-9 && std::abs(rate0_(nc + 2 * side + 1)) <= 1e-9;
-    const double mu = at_rest ? rows_.mu_static(side) : rows_.mu(side);
-    const Eigen::Index lambda = na + 4 * nf + j;
-    const auto normal = static_cast<Eigen::Index>(
-        std::find(index_set_.begin(), index_set_.end(), side) - index_set_.begin());
-    for (Eigen::Index d = 0; d < 4; ++d) {
-      L_(na + 4 * j + d, lambda) = 1.0;
-      L_(lambda, na + 4 * j + d) = -1.0;
-    }
-    L_(lambda, normal) = mu;
-    lq_(lambda) = 0.0;
+    friction_mu_.push_back(at_rest ? rows_.mu_static(side) : rows_.mu(side));
   }
+  internal::assemble_friction_pyramid(W_, q_, nc, index_set_, friction_sides_, friction_mu_, L_,
+                                      lq_);
   if (!lcp_.solve(L_, lq_, std::span<const int>(lsubset_.data(), static_cast<std::size_t>(n)), lz_,
                   false))
     return false;
-  Pi_.setZero();
-  for (Eigen::Index i = 0; i < na; ++i) Pi_(index_set_[static_cast<std::size_t>(i)]) = lz_(i);
-  for (Eigen::Index j = 0; j < nf; ++j) {
-    const int side = friction_sides_[static_cast<std::size_t>(j)];
-    for (Eigen::Index axis = 0; axis < 2; ++axis)
-      Pi_(nc + 2 * side + axis) = lz_(na + 4 * j + 2 * axis) - lz_(na + 4 * j + 2 * axis + 1);
-  }
+  internal::friction_pyramid_impulses(lz_, nc, index_set_, friction_sides_, Pi_);
   return true;
 }
 

@@ -75,6 +75,7 @@ class MoreauJeanStepper final : public Stepper {
   MatX L_;
   VecX lq_, lz_;
   std::vector<int> lsubset_, friction_sides_;
+  std::vector<double> friction_mu_;
   /// Solves the step's problem with friction on the sides of the index set
   /// that have it (Pi_ gets the impulses); false if it has no solution.
   bool solve_with_friction();
