@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ictus::internal {
 
@@ -14,7 +15,8 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   switched_.assign(count, 0);
   enabled_before_.assign(count, 0);
   waking_.assign(count, 0);
-  mode_before_wake_.assign(count, 0);
+  noted_mode_.assign(count, 0);
+  noted_rate_.assign(count, 0.0);
   together_.reserve(count);
   together_modes_.assign(count, 0);
   together_before_.assign(count, 0);
@@ -45,8 +47,17 @@ void ElementSwitching::log_switch(int k, double t, int before, const char* kind)
                     system_.friction_force(k), system_.stick_slip_limit(k))});
 }
 
+// The mode a decision at t is logged from: at t0 stuck (a run starts at
+// rest); woken, the mode noted before the instant's switches (stuck if the
+// element was off); otherwise its mode.
+int ElementSwitching::mode_before(int k, bool start) const {
+  const auto ki = static_cast<std::size_t>(k);
+  if (!start) return system_.stick_slip_element(k).mode();
+  return run_start_ || enabled_before_[ki] == 0 ? kStick : noted_mode_[ki];
+}
+
 void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start) {
-  const int before = system_.stick_slip_element(k).mode();
+  const int before = mode_before(k, start);
   if (system_.stick_slip_needs_reactions(k)) {
     // joint friction: its limit mu_s |N| depends on the reaction, so the
     // System decides from the solve at this instant (friction.md); the hold
@@ -56,11 +67,11 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
     if (mode == kStick) {
       if (system_.set_stick_slip_mode(k, kStick)) system_.apply_impact(t, y);
       system_.evaluate(t, y, Stage::kDynamics);
-      log_switch(k, t, start ? kStick : before, "stick");
+      log_switch(k, t, before, "stick");
       return;
     }
     set_decided_modes(std::span<const int>(&k, 1), std::span<const int>(&mode, 1), t, y);
-    log_switch(k, t, start ? kStick : before, start || mode == before ? "slip" : "reversal");
+    log_switch(k, t, before, mode == -before ? "reversal" : "slip");
     return;
   }
   // hold the coordinate where it is; the plastic impact of the hold row takes
@@ -78,7 +89,7 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
     const double next = look_ahead(k, t, y);
     if (!(std::abs(now) <= 1e3 * std::abs(next - now) && next < 0.0)) {
       system_.evaluate(t, y, Stage::kDynamics);  // log the state at t, not ahead
-      log_switch(k, t, start ? kStick : before, "stick");
+      log_switch(k, t, before, "stick");
       return;
     }
     lambda = lambda_ahead_[static_cast<std::size_t>(k)];
@@ -88,7 +99,7 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
   const int mode = lambda > 0.0 ? kSlipNegative : kSlipPositive;
   system_.set_stick_slip_mode(k, mode);
   system_.evaluate(t, y, Stage::kKinematics);
-  log_switch(k, t, start ? kStick : before, start || mode == before ? "slip" : "reversal");
+  log_switch(k, t, before, mode == -before ? "reversal" : "slip");
 }
 
 void ElementSwitching::set_decided_modes(std::span<const int> elements, std::span<const int> modes,
@@ -124,12 +135,13 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
       if (waking_[static_cast<std::size_t>(k)] == 0 || !system_.stick_slip_enabled(k)) continue;
       system_.follow_slip_direction(k);  // a moving ball slips the way it turns
       const double rate = system_.stick_slip_rate(k);
-      if (rate != 0.0) system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
+      if (!at_rest(k, rate))
+        system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
     }
     system_.evaluate(t, y, Stage::kKinematics);
     for (int k = 0; k < count; ++k)
       if (waking_[static_cast<std::size_t>(k)] != 0 && candidate(k) &&
-          system_.stick_slip_rate(k) == 0.0)
+          at_rest(k, system_.stick_slip_rate(k)))
         together_.push_back(k);
   } else {
     for (int k = 0; k < count; ++k) {
@@ -157,14 +169,12 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   const std::span<int> modes(together_modes_.data(), together_.size());
   system_.decide_friction_together(together_, modes);
   for (std::size_t i = 0; i < together_.size(); ++i)
-    together_before_[i] = start ? kStick : system_.stick_slip_element(together_[i]).mode();
+    together_before_[i] = mode_before(together_[i], start);
   set_decided_modes(together_, modes, t, y);
   for (std::size_t i = 0; i < together_.size(); ++i) {
     const int k = together_[i];
     const int before = together_before_[i];
-    const char* kind = modes[i] == kStick            ? "stick"
-                       : start || modes[i] == before ? "slip"
-                                                     : "reversal";
+    const char* kind = modes[i] == kStick ? "stick" : modes[i] == -before ? "reversal" : "slip";
     log_switch(k, t, before, kind);
     g_last_[static_cast<std::size_t>(k)] = 1.0;
     switched_[static_cast<std::size_t>(k)] = 1;
@@ -177,9 +187,25 @@ int ElementSwitching::apply(double t, VecX& y, bool start) {
   return decide(t, y, start);
 }
 
-void ElementSwitching::note_enabled() {
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
-    enabled_before_[static_cast<std::size_t>(k)] = system_.stick_slip_enabled(k) ? 1 : 0;
+void ElementSwitching::note_enabled(double t, const VecX& y) {
+  system_.evaluate(t, y, Stage::kKinematics);
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    enabled_before_[ki] = system_.stick_slip_enabled(k) ? 1 : 0;
+    noted_mode_[ki] = system_.stick_slip_element(k).mode();
+    noted_rate_[ki] = system_.stick_slip_rate(k);
+  }
+}
+
+// After an impulse a rate at the round-off of its solve, relative to the
+// rate before it, is rest.
+bool ElementSwitching::stopped(int k, double rate) const {
+  return std::abs(rate) <= 1e-9 * std::abs(noted_rate_[static_cast<std::size_t>(k)]);
+}
+
+// At t0 only a rate of exactly zero is rest (docs/theory/stick-slip.md).
+bool ElementSwitching::at_rest(int k, double rate) const {
+  return rate == 0.0 || (!run_start_ && stopped(k, rate));
 }
 
 int ElementSwitching::wake(double t, VecX& y) {
@@ -191,22 +217,23 @@ int ElementSwitching::wake(double t, VecX& y) {
     waking_[ki] = 0;
     if (!system_.stick_slip_enabled(k)) continue;
     const int mode = system_.stick_slip_element(k).mode();
-    mode_before_wake_[ki] = mode;
+    // switched on; or stuck and let go undecided (its contact opened for a
+    // moment within the impact); or slipping and turned round or stopped by
+    // an impulse (the rate on the decided side before, on the other side or
+    // at the impulse's round-off now: not the round-off of a slip just
+    // decided at zero rate)
+    const bool switched_on = enabled_before_[ki] == 0;
+    const bool let_go = noted_mode_[ki] == kStick && mode != kStick;
+    const double rate = system_.stick_slip_rate(k);
     const bool turned =
-        enabled_before_[ki] != 0 && mode != kStick && mode * system_.stick_slip_rate(k) < 0.0;
-    waking_[ki] = enabled_before_[ki] == 0 || turned ? 1 : 0;
+        mode != kStick && mode * noted_rate_[ki] > 0.0 && (mode * rate < 0.0 || stopped(k, rate));
+    waking_[ki] = switched_on || let_go || turned ? 1 : 0;
     any = any || waking_[ki] != 0;
   }
   if (!any) return 0;
+  run_start_ = false;
   const int switches = decide(t, y, true);
-  // a slip that the impulse turned round is logged as a reversal (the
-  // others woken are logged as at the start of a run: at zero rate only)
-  for (int k = 0; k < count; ++k) {
-    const auto ki = static_cast<std::size_t>(k);
-    const int mode = system_.stick_slip_element(k).mode();
-    if (waking_[ki] != 0 && enabled_before_[ki] != 0 && mode == -mode_before_wake_[ki])
-      log_switch(k, t, mode_before_wake_[ki], "reversal");
-  }
+  run_start_ = true;
   return switches;
 }
 
@@ -228,8 +255,12 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
         system_.evaluate(t, y, Stage::kKinematics);
         system_.follow_slip_direction(k);  // a moving ball slips the way it turns
         const double rate = system_.stick_slip_rate(k);
-        if (rate != 0.0) {
-          system_.set_stick_slip_mode(k, rate > 0.0 ? kSlipPositive : kSlipNegative);
+        if (!at_rest(k, rate)) {
+          const int slip = rate > 0.0 ? kSlipPositive : kSlipNegative;
+          system_.set_stick_slip_mode(k, slip);
+          // woken (not at t0): logged, from the mode it had before the instant
+          const int before = mode_before(k, true);
+          if (!run_start_) log_switch(k, t, before, before == -slip ? "reversal" : "slip");
         } else {
           decide_at_zero_rate(k, t, y, true);
         }

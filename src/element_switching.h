@@ -41,14 +41,16 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// element's rate is set to exactly zero by a plastic impact of its hold
   /// row). Returns the number of switches.
   int apply(double t, VecX& y, bool start);
-  /// Notes which elements are switched on, before the contacts are decided
-  /// at an instant (a contact tangent is on only while its contact is closed).
-  void note_enabled();
-  /// After the contacts' switches at t: decides, as at the start of a run,
-  /// the elements switched on since note_enabled() (the tangents of contacts
-  /// that closed) and the slipping ones that an impact's impulse turned
-  /// round (mode times rate below zero): one that moves slips the way it
-  /// moves, one at rest is decided at zero rate. Returns the number of
+  /// Notes which elements are switched on, their modes and rates at (t, y),
+  /// before the contacts or an event's actions switch at the instant t (a
+  /// contact tangent is on only while its contact is closed).
+  void note_enabled(double t, const VecX& y);
+  /// After those switches: decides, as at the start of a run, the elements
+  /// switched on since note_enabled() (the tangents of contacts that
+  /// closed), the stuck ones let go undecided (a contact opened for a
+  /// moment within an impact), and the slipping ones that an impulse turned
+  /// round: one that moves slips the way it moves (logged `slip`, or
+  /// `reversal`), one at rest is decided at zero rate. Returns the number of
   /// switches.
   int wake(double t, VecX& y);
   /// Look-ahead side of every function just after t (as settle_conditions).
@@ -63,6 +65,12 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// (System::decide_friction_together). Returns the number decided (0:
   /// none or one, decided alone).
   int decide_together(double t, VecX& y, bool start);
+  /// The mode a decision of element k at this instant is logged from.
+  int mode_before(int k, bool start) const;
+  /// Woken element k's `rate` is the round-off of an impulse's solve.
+  bool stopped(int k, double rate) const;
+  /// Element k starting (decide with `start`) at `rate` is at rest.
+  bool at_rest(int k, double rate) const;
   /// apply(), `start` meaning the elements marked in waking_ start.
   int decide(double t, VecX& y, bool start);
   /// Sets the modes decided at zero rate, the plastic impact of new hold
@@ -79,8 +87,10 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   std::vector<char> ahead_negative_;
   std::vector<char> switched_;  // in the current round
   std::vector<char> enabled_before_;
-  std::vector<char> waking_;  // decided as at the start of a run
-  std::vector<int> mode_before_wake_;
+  std::vector<char> waking_;        // decided as at the start of a run
+  std::vector<int> noted_mode_;     // at note_enabled()
+  std::vector<double> noted_rate_;  // at note_enabled()
+  bool run_start_ = true;           // decide(start) at t0, not woken
   std::vector<int> together_, together_modes_, together_before_;
 };
 

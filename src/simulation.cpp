@@ -489,7 +489,7 @@ bool Simulation::fire_events(double t, VecX& y) {
     if (round == 0 && !switching_->empty()) element_switches_ += switching_->apply(t, y, false);
     // then contacts: impacts, persistent contact, lift-off
     if (round == 0 && event_contacts_) {
-      if (!switching_->empty()) switching_->note_enabled();
+      if (!switching_->empty()) switching_->note_enabled(t, y);
       const int contact_switches = contacts_->apply(t, y, false);
       element_switches_ += contact_switches;
       // the tangents of the contacts that closed start to act, and an
@@ -512,7 +512,7 @@ bool Simulation::fire_events(double t, VecX& y) {
       }
     }
     if (firing.empty()) break;
-    if (!switching_->empty()) switching_->note_enabled();
+    if (!switching_->empty()) switching_->note_enabled(t, y);
     stop = apply_actions(t, y, firing, ActionPhase::kAll);
     // an element switched on starts as at t0; an impulse may have turned a slip round
     if (!switching_->empty()) element_switches_ += switching_->wake(t, y);
