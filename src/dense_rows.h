@@ -37,6 +37,11 @@ MatX dense_inverse_mass(const System::Impl& s);
 /// vector, in the order of the body velocities.
 VecX dense_loads(std::span<const BodyLoad> loads);
 
+/// The slip-rate row of a contact tangent or joint friction element, T u =
+/// its slip rate: its hold constraint evaluated at the current kinematics
+/// (whether or not the hold is on).
+ConstraintRow slip_rate_row(const System::Impl& s, const System::Impl::FrictionJoint& fj);
+
 /// Row r's stabilised acceleration target at the current state, as the
 /// dynamics solve imposes it (stabilised_target.h).
 double row_stabilised_target(const System::Impl& s, int r);

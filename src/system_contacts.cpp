@@ -13,9 +13,12 @@
 #include <limits>
 #include <tuple>
 
+#include "contact/friction_pyramid.h"
 #include "contact/lcp.h"
+#include "contact/pivoting_lcp.h"
 #include "dense_rows.h"
 #include "ictus/constraints/rotation_lock.h"
+#include "ictus/forces/reaction_friction.h"
 #include "ictus/shape_contact_points.h"
 #include "ictus/system.h"
 #include "system_impl.h"
@@ -207,8 +210,11 @@ struct CondensedSolution {
   internal::LcpSolution lcp;
 };
 
-CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& rE, const MatX& G,
-                                  const VecX& c, const VecX& x0) {
+// `solve` solves the LCP (W, q) over H's rows (its z the impulses or forces
+// per row of H), so that the friction pyramid can take the tangent rows.
+template <class Solve>
+CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& rE, const MatX& H,
+                                  const VecX& c, const VecX& x0, Solve&& solve) {
   CondensedSolution out;
   VecX xf = x0;
   MatX P = Minv;
@@ -219,16 +225,48 @@ CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& 
     xf += MinvDEt * cod.solve(rE - DE * x0);
     P -= MinvDEt * cod.solve(MinvDEt.transpose());
   }
-  const MatX PGt = P * G.transpose();
-  const MatX W = G * PGt;
-  const VecX q = G * xf - c;
-  out.lcp = internal::solve_lcp(W, q);
+  const MatX PHt = P * H.transpose();
+  const MatX W = H * PHt;
+  const VecX q = H * xf - c;
+  out.lcp = solve(W, q);
   out.z = out.lcp.z;
-  out.x = out.lcp.solved ? VecX(xf + PGt * out.z) : xf;
-  // A l_E = r_E - D_E (x0 + M^-1 G^T z)
+  out.x = out.lcp.solved ? VecX(xf + PHt * out.z) : xf;
+  // A l_E = r_E - D_E (x0 + M^-1 H^T z)
   out.l_E = DE.rows() > 0 && out.lcp.solved
-                ? VecX(cod.solve(rE - DE * (x0 + Minv * (G.transpose() * out.z))))
+                ? VecX(cod.solve(rE - DE * (x0 + Minv * (H.transpose() * out.z))))
                 : VecX::Zero(DE.rows());
+  return out;
+}
+
+CondensedSolution solve_condensed(const MatX& Minv, const MatX& DE, const VecX& rE, const MatX& G,
+                                  const VecX& c, const VecX& x0) {
+  return solve_condensed(Minv, DE, rE, G, c, x0,
+                         [](const MatX& W, const VecX& q) { return internal::solve_lcp(W, q); });
+}
+
+// The friction pyramid's problem (contact/friction_pyramid.h) over H = [G;
+// T] of `sides` sides, every side normal, the sides `rough` with their mu:
+// the solution's z is the impulse per row of H.
+internal::LcpSolution solve_friction_pyramid(const MatX& W, const VecX& q, Eigen::Index sides,
+                                             std::span<const int> rough,
+                                             std::span<const double> mu) {
+  std::vector<int> normal(static_cast<std::size_t>(sides));
+  for (Eigen::Index k = 0; k < sides; ++k)
+    normal[static_cast<std::size_t>(k)] = static_cast<int>(k);
+  const auto n = static_cast<Eigen::Index>(normal.size() + 5 * rough.size());
+  MatX L(n, n);
+  VecX lq(n), lz(n);
+  internal::assemble_friction_pyramid(W, q, sides, normal, rough, mu, L, lq);
+  std::vector<int> all(static_cast<std::size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = static_cast<int>(i);
+  internal::PivotingLcp lcp;
+  lcp.reserve(static_cast<int>(n));
+  internal::LcpSolution out;
+  out.solved = lcp.solve(L, lq, all, lz, false);
+  out.error = lcp.error();
+  out.z = VecX::Zero(W.rows());
+  if (out.solved) internal::friction_pyramid_impulses(lz, sides, normal, rough, out.z);
+  out.w = W * out.z + q;
   return out;
 }
 
@@ -389,13 +427,64 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
     // Newton: g'+ >= -e g'-
     c(static_cast<Eigen::Index>(j)) = -e * std::min(g1(static_cast<Eigen::Index>(i)), 0.0);
   }
-  const CondensedSolution sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, u1);
+  // Coulomb friction at the impulse level (contact/friction_pyramid.h) on
+  // the free sides whose tangents are not held: every side that was open
+  // before the impact. A stuck tangent's hold (a side resting before) stays
+  // an equality row. mu_s for a side at rest along the plane.
+  const auto nf = static_cast<Eigen::Index>(free_sides.size());
+  std::vector<int> rough;  // into free_sides
+  std::vector<double> mu;
+  MatX T = MatX::Zero(2 * nf, nv);
+  VecX tangent(nv);
+  for (Eigen::Index j = 0; j < nf; ++j) {
+    const auto side = static_cast<std::size_t>(free_sides[static_cast<std::size_t>(j)]);
+    if (side >= s.side_friction.size()) continue;
+    bool rough_side = false, held_side = false;
+    double mu_kinetic = 0.0, mu_static = 0.0;
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      const int i = s.side_friction[side][axis];
+      if (i < 0) continue;
+      const Impl::FrictionJoint& fj = s.friction_joints[static_cast<std::size_t>(i)];
+      if (s.force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
+      const auto& e =
+          static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+      rough_side = true;
+      held_side = held_side || s.hold_row(fj.stick_slip) >= 0;
+      mu_kinetic = e.kinetic_lever();
+      mu_static = e.static_lever();
+      internal::scatter_row(internal::slip_rate_row(s, fj), fj.base, fj.follower, 1.0, tangent);
+      T.row(2 * j + static_cast<Eigen::Index>(axis)) = tangent.transpose();
+    }
+    if (!rough_side || held_side) {
+      T.middleRows(2 * j, 2).setZero();
+      continue;
+    }
+    rough.push_back(static_cast<int>(j));
+    const bool at_rest =
+        std::abs(T.row(2 * j).dot(u1)) <= 1e-9 && std::abs(T.row(2 * j + 1).dot(u1)) <= 1e-9;
+    mu.push_back(at_rest ? mu_static : mu_kinetic);
+  }
+  CondensedSolution sol;
+  if (rough.empty()) {
+    sol = solve_condensed(d.Minv, d.DE, rE, d.G, c, u1);
+  } else {
+    MatX H(3 * nf, nv);
+    H << d.G, T;
+    VecX cH = VecX::Zero(3 * nf);
+    cH.head(nf) = c;
+    sol = solve_condensed(d.Minv, d.DE, rE, H, cH, u1, [&](const MatX& W, const VecX& q) {
+      return solve_friction_pyramid(W, q, nf, rough, mu);
+    });
+  }
   if (!sol.lcp.solved)
     throw SimulationError(
         t, fmt::format("the impact of contact(s) {} has no solution: no normal impulses >= 0 "
                        "give every gap its rebound while the joints and drivers hold (something "
-                       "prescribes a motion into the contact; complementarity error {:.3g})",
-                       side_list(*this, sides), sol.lcp.error));
+                       "prescribes a motion into the contact; complementarity error {:.3g}){}",
+                       side_list(*this, sides), sol.lcp.error,
+                       rough.empty() ? ""
+                                     : "; with Coulomb friction in the impact this may be "
+                                       "Painleve's paradox: lower mu"));
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
   s.compute_kinematics(t, y);
   result.kinetic_after = s.kinetic_energy();

@@ -100,14 +100,7 @@ void System::time_stepping_rows(double t, const VecX& y, TimeSteppingRows& out) 
           static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
       out.mu(k) = e.kinetic_lever();
       out.mu_static(k) = e.static_lever();
-      const Impl::DriverRuntime& hold = s.drivers[static_cast<std::size_t>(
-          s.hold_driver[static_cast<std::size_t>(fj.stick_slip)])];
-      ConstraintRow row;
-      const ConstraintContext ctx{s.kinematics(fj.base), s.kinematics(fj.follower), s.t,
-                                  MotionSample{}};
-      s.instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
-          ctx, std::span<ConstraintRow>(&row, 1));
-      internal::scatter_row(row, fj.base, fj.follower, 1.0, work);
+      internal::scatter_row(internal::slip_rate_row(s, fj), fj.base, fj.follower, 1.0, work);
       out.T.row(2 * k + static_cast<Eigen::Index>(axis)) = work;
     }
   }

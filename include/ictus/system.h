@@ -255,7 +255,8 @@ class System final : public MechanicalSystem {
   /// Number of force elements with a stick/slip law; `k` below counts them.
   int stick_slip_count() const;
   const ForceElement& stick_slip_element(int k) const;
-  /// Whether element k is switched on (a switched-off element never sticks).
+  /// Whether element k is switched on (a switched-off element never sticks);
+  /// a contact's tangent only while its contact is closed.
   bool stick_slip_enabled(int k) const;
   /// Sets element k's mode (StickSlipMode). kStick holds its coordinate at
   /// its value in the last evaluated state by switching its hold row on.
@@ -354,8 +355,9 @@ class System final : public MechanicalSystem {
   double contact_restitution(int k) const;
   double contact_accumulation_time(int k) const;
   bool contact_closed(int k) const;
-  /// Closes side k (its row holds the gap at zero) or opens it. Returns true
-  /// if the constraint structure changed.
+  /// Closes side k (its row holds the gap at zero) or opens it; opening
+  /// lets its stuck friction tangents go (they slip, without force while the
+  /// side is open). Returns true if the constraint structure changed.
   bool set_contact_closed(int k, bool closed);
   /// Gap and gap rate of side k at the last evaluated state.
   double contact_gap(int k);
@@ -375,8 +377,11 @@ class System final : public MechanicalSystem {
   /// per side (empty: the contacts' own). A side with `held` set is held
   /// closed through the impact instead (g'_k(u2) = 0, an equality row: the
   /// end of an accumulation of impacts, docs/theory/contact.md); its
-  /// impulse is that row's multiplier. Positions do not change; the loss
-  /// is booked in the energy audit. Returns the normal impulses P_k and the
+  /// impulse is that row's multiplier. The free sides with Coulomb
+  /// friction whose tangents are not held take friction impulses in the same
+  /// problem (the pyramid of contact/friction_pyramid.h, docs/theory/
+  /// friction.md, "Impacts with friction"). Positions do not change; the
+  /// loss is booked in the energy audit. Returns the normal impulses P_k and the
   /// gap rates before and after. Throws SimulationError naming the sides if
   /// the LCP has no solution.
   struct ContactImpact {
