@@ -400,6 +400,37 @@ simulate: {until: 0.5, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
   }
 }
 
+// A block turned round at t_turn from speed v_back (toward -x): its
+// tangent `element` reverses then, friction mu m g brakes it (F = +mu m g),
+// it sticks at t_turn + v_back / (mu g), at x_stop.
+void expect_braked_back(const test::RecordedRun& r, const std::string& element, double mu,
+                        double t_turn, double v_back, double x_stop) {
+  const double a = mu * kG, t_stop = t_turn + v_back / a;
+  int reversals = 0, sticks = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.name != element) continue;
+    if (e.kind == "reversal") {
+      ++reversals;
+      EXPECT_NEAR(e.t, t_turn, 1e-9);
+    }
+    if (e.kind == "stick") {
+      ++sticks;
+      EXPECT_NEAR(e.t, t_stop, 1e-9);
+    }
+  }
+  EXPECT_EQ(reversals, 1);
+  EXPECT_EQ(sticks, 1);
+  for (std::size_t i = 0; i < r.t.size(); ++i) {
+    const double t = r.t[i];
+    if (t > t_turn + 1e-6 && t < t_stop - 1e-6) {
+      EXPECT_NEAR(r["block.vx"][i], -v_back + a * (t - t_turn), 1e-8) << t;
+      EXPECT_NEAR(r[element][i], mu * kMass * kG, 1e-8) << t;  // against -x: braking
+    }
+  }
+  EXPECT_NEAR(r.final("block.x"), x_stop, 1e-9);
+  EXPECT_NEAR(r.final("block.vx"), 0.0, 1e-12);
+}
+
 // A block slides on a floor with friction into a wall (restitution 1) and
 // back. The impact turns its velocity round, and the floor's friction turns
 // with it: it brakes the block on the way back until it sticks. With
@@ -424,37 +455,18 @@ gravity: [0, 0, -g]
 simulate: {until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12}
 )";
   const double mu = 0.3, v0 = 2.0, s = 0.5 - kR, a = mu * kG;
-  const double v1 = std::sqrt(v0 * v0 - 2.0 * a * s), t1 = (v0 - v1) / a, t_stop = t1 + v1 / a;
+  const double v1 = std::sqrt(v0 * v0 - 2.0 * a * s), t1 = (v0 - v1) / a;
   const test::RecordedRun r = test::run_and_record(
       parse_model(kWall, "block into a wall"),
       {"block.x", "block.vx", "c.p0.friction_x", "energy.dissipated", "energy.impacts"});
-  int reversals = 0, sticks = 0, impacts = 0;
-  for (const EventRecord& e : r.events) {
+  int impacts = 0;
+  for (const EventRecord& e : r.events)
     if (e.kind == "impact") {
       ++impacts;
       EXPECT_NEAR(e.t, t1, 1e-9);
     }
-    if (e.kind == "reversal" && e.name == "c.p0.friction_x") {
-      ++reversals;
-      EXPECT_NEAR(e.t, t1, 1e-9);
-    }
-    if (e.kind == "stick" && e.name == "c.p0.friction_x") {
-      ++sticks;
-      EXPECT_NEAR(e.t, t_stop, 1e-9);
-    }
-  }
   EXPECT_EQ(impacts, 1);
-  EXPECT_EQ(reversals, 1);
-  EXPECT_EQ(sticks, 1);
-  for (std::size_t i = 0; i < r.t.size(); ++i) {
-    const double t = r.t[i];
-    if (t > t1 + 1e-6 && t < t_stop - 1e-6) {
-      EXPECT_NEAR(r["block.vx"][i], -v1 + a * (t - t1), 1e-8) << t;
-      EXPECT_NEAR(r["c.p0.friction_x"][i], mu * kMass * kG, 1e-8) << t;  // against -x: braking
-    }
-  }
-  EXPECT_NEAR(r.final("block.x"), s - v1 * v1 / (2.0 * a), 1e-9);
-  EXPECT_NEAR(r.final("block.vx"), 0.0, 1e-12);
+  expect_braked_back(r, "c.p0.friction_x", mu, t1, v1, s - v1 * v1 / (2.0 * a));
   // a lossless impact: friction took all the kinetic energy
   EXPECT_NEAR(r.final("energy.impacts"), 0.0, 1e-9);
   EXPECT_NEAR(r.final("energy.dissipated"), 0.5 * kMass * v0 * v0, 1e-8);
@@ -484,31 +496,10 @@ gravity: [0, 0, -g]
 simulate: {until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12}
 )";
   const double mu = 0.3, v0 = 2.0, tk = 0.1, a = mu * kG;
-  const double vk = v0 - a * tk, xk = v0 * tk - 0.5 * a * tk * tk, t_stop = tk + vk / a;
+  const double vk = v0 - a * tk, xk = v0 * tk - 0.5 * a * tk * tk;
   const test::RecordedRun r = test::run_and_record(parse_model(kKicked, "kicked block"),
                                                    {"block.x", "block.vx", "c.friction_x"});
-  int reversals = 0, sticks = 0;
-  for (const EventRecord& e : r.events) {
-    if (e.kind == "reversal" && e.name == "c.friction_x") {
-      ++reversals;
-      EXPECT_NEAR(e.t, tk, 1e-12);
-    }
-    if (e.kind == "stick" && e.name == "c.friction_x") {
-      ++sticks;
-      EXPECT_NEAR(e.t, t_stop, 1e-9);
-    }
-  }
-  EXPECT_EQ(reversals, 1);
-  EXPECT_EQ(sticks, 1);
-  for (std::size_t i = 0; i < r.t.size(); ++i) {
-    const double t = r.t[i];
-    if (t > tk + 1e-6 && t < t_stop - 1e-6) {
-      EXPECT_NEAR(r["block.vx"][i], -vk + a * (t - tk), 1e-8) << t;
-      EXPECT_NEAR(r["c.friction_x"][i], mu * kMass * kG, 1e-8) << t;
-    }
-  }
-  EXPECT_NEAR(r.final("block.x"), xk - vk * vk / (2.0 * a), 1e-9);
-  EXPECT_NEAR(r.final("block.vx"), 0.0, 1e-12);
+  expect_braked_back(r, "c.friction_x", mu, tk, vk, xk - vk * vk / (2.0 * a));
 }
 
 }  // namespace
