@@ -2,6 +2,10 @@
 #include "friction_pyramid.h"
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "lexicographic_lemke.h"
 
 namespace ictus::internal {
 
@@ -55,6 +59,76 @@ void friction_pyramid_impulses(const VecX& z, Eigen::Index sides, std::span<cons
     for (Eigen::Index axis = 0; axis < 2; ++axis)
       impulse(sides + 2 * side + axis) = z(na + 4 * j + 2 * axis) - z(na + 4 * j + 2 * axis + 1);
   }
+}
+
+bool solve_friction_pyramid_by_sides(const MatX& L, const VecX& lq, std::span<const int> normal,
+                                     std::span<const int> friction, Eigen::Ref<VecX> z) {
+  const auto na = static_cast<Eigen::Index>(normal.size());
+  const auto nf = static_cast<Eigen::Index>(friction.size());
+  const Eigen::Index n = na + 5 * nf;
+  // the unknowns of each side: its P, then (with friction) its four beta and lambda
+  std::vector<std::vector<Eigen::Index>> blocks(static_cast<std::size_t>(na));
+  for (Eigen::Index i = 0; i < na; ++i) blocks[static_cast<std::size_t>(i)].push_back(i);
+  for (Eigen::Index j = 0; j < nf; ++j) {
+    const auto at = static_cast<std::size_t>(
+        std::find(normal.begin(), normal.end(), friction[static_cast<std::size_t>(j)]) -
+        normal.begin());
+    for (Eigen::Index d = 0; d < 4; ++d) blocks[at].push_back(na + 4 * j + d);
+    blocks[at].push_back(na + 4 * nf + j);
+  }
+  VecX x = VecX::Zero(n);
+  const double scale = std::max(1.0, lq.head(n).cwiseAbs().maxCoeff());
+  for (int sweep = 0; sweep < 2000; ++sweep) {
+    double change = 0.0;
+    for (const std::vector<Eigen::Index>& b : blocks) {
+      const auto m = static_cast<Eigen::Index>(b.size());
+      MatX Lb(m, m);
+      VecX qb(m);
+      for (Eigen::Index r = 0; r < m; ++r) {
+        const Eigen::Index row = b[static_cast<std::size_t>(r)];
+        qb(r) = lq(row) + L.row(row).head(n).dot(x);
+        for (Eigen::Index c = 0; c < m; ++c) {
+          const Eigen::Index col = b[static_cast<std::size_t>(c)];
+          Lb(r, c) = L(row, col);
+          qb(r) -= L(row, col) * x(col);
+        }
+      }
+      const LcpSolution local = lexicographic_lemke(Lb, qb);
+      if (!local.solved) return false;
+      for (Eigen::Index r = 0; r < m; ++r) {
+        const Eigen::Index row = b[static_cast<std::size_t>(r)];
+        change = std::max(change, std::abs(local.z(r) - x(row)));
+        x(row) = local.z(r);
+      }
+    }
+    if (change <= 1e-14 * std::max(1.0, x.cwiseAbs().maxCoeff())) break;
+  }
+  const VecX w = L.topLeftCorner(n, n) * x + lq.head(n);
+  double worst = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i)
+    worst = std::max({worst, -w(i), std::abs(w(i) * x(i)) / std::max(1.0, x(i))});
+  if (!(worst <= 1e-9 * scale) || !x.allFinite()) return false;
+  z.head(n) = x;
+  return true;
+}
+
+bool solve_degenerate_friction_pyramid(const MatX& L, const VecX& lq, std::span<const int> normal,
+                                       std::span<const int> friction, Eigen::Ref<VecX> z) {
+  const auto n = static_cast<Eigen::Index>(normal.size() + 5 * friction.size());
+  // rates at the round-off of the largest (a resting side's gap and slip
+  // rates, 1e-12 where they are zero) are zero: a degenerate vertex then
+  // stays one, and its ties go to the lexicographic rule
+  VecX q = lq.head(n);
+  const double round_off = 1e-9 * q.cwiseAbs().maxCoeff();
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (std::abs(q(i)) <= round_off) q(i) = 0.0;
+  const MatX M = L.topLeftCorner(n, n);
+  const LcpSolution whole = lexicographic_lemke(M, q);
+  if (whole.solved) {
+    z.head(n) = whole.z;
+    return true;
+  }
+  return solve_friction_pyramid_by_sides(M, q, normal, friction, z);
 }
 
 }  // namespace ictus::internal

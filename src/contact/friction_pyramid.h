@@ -39,4 +39,28 @@ void assemble_friction_pyramid(const MatX& W, const VecX& q, Eigen::Index sides,
 void friction_pyramid_impulses(const VecX& z, Eigen::Index sides, std::span<const int> normal,
                                std::span<const int> friction, Eigen::Ref<VecX> impulse);
 
+/// The problem of assemble_friction_pyramid (L, lq over its n unknowns)
+/// solved side by side (block Gauss-Seidel, the nonsmooth Gauss-Seidel of
+/// Jean and Moreau; Acary & Brogliato 2008, sec. 13.4.5): each side's own
+/// problem (its P, four beta and lambda; a side without friction its P)
+/// with the others' impulses fixed, by Lemke's lexicographic pivoting
+/// (contact/lexicographic_lemke.h), sweep after sweep until no unknown
+/// changes by more than 1e-14 of the largest. For the degenerate problems
+/// that pivoting over all the sides ends on a ray in (a box flat on four
+/// corners: rows dependent, rates exactly zero), where each side's own
+/// problem is not degenerate. True when the sweeps converged within 2000
+/// and the whole problem's complementarity error is below 1e-9 of |lq|; z
+/// is then its solution. Allocates.
+bool solve_friction_pyramid_by_sides(const MatX& L, const VecX& lq, std::span<const int> normal,
+                                     std::span<const int> friction, Eigen::Ref<VecX> z);
+
+/// What the callers try when siconos' pivoting (PivotingLcp) fails on the
+/// problem of assemble_friction_pyramid: with the rates at the round-off of
+/// the largest (1e-9) set to zero, Lemke's lexicographic pivoting over the
+/// whole problem, then side by side. The degenerate case is a rigid body
+/// resting or landing flat on several rough points (dependent rows, rates
+/// exactly zero). True with z the solution; allocates.
+bool solve_degenerate_friction_pyramid(const MatX& L, const VecX& lq, std::span<const int> normal,
+                                       std::span<const int> friction, Eigen::Ref<VecX> z);
+
 }  // namespace ictus::internal

@@ -235,8 +235,10 @@ bool MoreauJeanStepper::solve_with_friction() {
   }
   internal::assemble_friction_pyramid(W_, q_, nc, index_set_, friction_sides_, friction_mu_, L_,
                                       lq_);
+  // (the fallback for a degenerate problem, a box flat on rough corners, allocates)
   if (!lcp_.solve(L_, lq_, std::span<const int>(lsubset_.data(), static_cast<std::size_t>(n)), lz_,
-                  false))
+                  false) &&
+      !internal::solve_degenerate_friction_pyramid(L_, lq_, index_set_, friction_sides_, lz_))
     return false;
   internal::friction_pyramid_impulses(lz_, nc, index_set_, friction_sides_, Pi_);
   return true;

@@ -1,0 +1,28 @@
+// Lemke's complementary pivoting with the lexicographic rule, on a dense
+// tableau (Cottle, Pang & Stone 1992, sec. 4.4 and 4.9):
+//   w = M z + q,   0 <= z  _|_  w >= 0,
+// with the covering vector e (all ones). The lexicographic minimum-ratio
+// test (ties of the ratio broken by the rows of B^-1 scaled the same way)
+// keeps the pivoting from cycling in a degenerate problem, and it terminates
+// with a solution for a copositive-plus M whenever the problem is feasible.
+//
+// Why ictus has its own: the friction pyramid of an impact where a face lands
+// on corners that rest and stick (dependent rows, rates exactly zero; the
+// example is box_tilted.yaml with friction) is that degenerate problem.
+// siconos-numerics' lcp_pivot and lcp_lexicolemke both end on a ray there
+// when M carries its round-off (1e-12 relative), where this tableau, with
+// its pivot tolerance relative to the column, finds the solution. It runs
+// only after lcp_pivot has failed, at impacts (it allocates).
+#pragma once
+
+#include "ictus/math.h"
+#include "lcp.h"
+
+namespace ictus::internal {
+
+/// Solves (M, q); `solved` false when the pivoting ends on a ray or runs
+/// past 50 n pivots, or the result misses complementarity by more than 1e-9
+/// relative to |q|.
+LcpSolution lexicographic_lemke(const MatX& M, const VecX& q);
+
+}  // namespace ictus::internal
