@@ -223,9 +223,17 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
       system_.model().settings().closure == SimulationSettings::Closure::kImpulse;
   // (constraints that only open leave the velocities consistent: no impact)
   const bool closing = structural && system_.constraints_closing();
+  // the closed contacts are unilateral and their friction bounded: the
+  // impulse is applied with them open (and their stuck tangents let go),
+  // then they are decided as an impact of their own (after_impulse below)
+  std::vector<int> reopened;
+  if ((closing || !external.empty()) && event_contacts_)
+    for (int k = 0; k < system_.contact_side_count(); ++k)
+      if (system_.set_contact_closed(k, false)) reopened.push_back(k);
   const ImpulseResult impact = closing || !external.empty()
                                    ? system_.apply_impact(t, y, external, impulsive)
                                    : ImpulseResult{};
+  for (const int k : reopened) system_.set_contact_closed(k, true);
   if (!impact.impulses.empty() || !external.empty()) {
     std::string list;
     for (std::size_t k = 0; k < impact.impulses.size(); ++k)
@@ -267,6 +275,8 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   const double impact_change =
       impact.kinetic_after - impact.kinetic_before;  // = external work - loss
   system_.add_switching_energy(y, energy_before - energy_after + impact_change);
+  // (the contacts' impact books its own loss)
+  if (!reopened.empty()) element_switches_ += contacts_->after_impulse(t, y);
   return stop;
 }
 
@@ -365,7 +375,10 @@ bool Simulation::start(bool with_observers) {
   bool stop = false;
   const std::vector<const EventState*> initial = initial_events(t_, y_);
   if (!initial.empty()) {
+    if (!switching_->empty()) switching_->note_enabled(t_, y_);
     stop = apply_actions(t_, y_, initial, ActionPhase::kAfterAssembly);
+    // as after an event: an impulse may have let a stuck element go
+    if (!switching_->empty()) element_switches_ += switching_->wake(t_, y_);
     system_.accept(t_, y_);
     log_warnings();
     if (with_observers) sample(t_, y_);  // after what happened at the start
@@ -710,7 +723,9 @@ bool Simulation::apply(const std::vector<Action>& actions, const std::string& na
   state.rising = true;
   try {
     if (t_ > last_sample_time_) sample(t_, y_);  // just before
+    if (!switching_->empty()) switching_->note_enabled(t_, y_);
     bool stop = apply_actions(t_, y_, {&state}, ActionPhase::kCaller);
+    if (!switching_->empty()) element_switches_ += switching_->wake(t_, y_);
     // what the actions make cross acts at the same instant, as after an event
     if (!stop) stop = fire_events(t_, y_);
     system_.accept(t_, y_);

@@ -264,6 +264,11 @@ internal::LcpSolution solve_friction_pyramid(const MatX& W, const VecX& q, Eigen
   internal::LcpSolution out;
   out.solved = lcp.solve(L, lq, all, lz, false);
   out.error = lcp.error();
+  // a degenerate problem: a body landing flat on resting, stuck points
+  if (!out.solved) {
+    out.solved = internal::solve_degenerate_friction_pyramid(L, lq, normal, rough, lz);
+    if (out.solved) out.error = 0.0;
+  }
   out.z = VecX::Zero(W.rows());
   if (out.solved) internal::friction_pyramid_impulses(lz, sides, normal, rough, out.z);
   out.w = W * out.z + q;
@@ -357,7 +362,10 @@ struct ContactProblemRows {
 }  // namespace
 
 // Builds M^-1, D_E and G for the sides `sides` (closed, structure current).
-static ContactProblemRows contact_problem_rows(const System::Impl& s, std::span<const int> sides) {
+// The rows `released` (stuck tangents' holds that the impact's friction
+// problem takes as tangent rows) are not equality rows.
+static ContactProblemRows contact_problem_rows(const System::Impl& s, std::span<const int> sides,
+                                               std::span<const int> released = {}) {
   ContactProblemRows d;
   const int nv = 6 * s.n;
   d.Minv = internal::dense_inverse_mass(s);
@@ -367,6 +375,7 @@ static ContactProblemRows contact_problem_rows(const System::Impl& s, std::span<
     d.contact_rows.push_back(r);
     is_contact[static_cast<std::size_t>(r)] = 1;
   }
+  for (const int r : released) is_contact[static_cast<std::size_t>(r)] = 1;
   // a closed side outside the problem (held through an impact) is an
   // equality row even where the structure dropped it as dependent: it may
   // depend on a side of the problem, whose rate the problem decides
@@ -409,11 +418,53 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
       free_sides.push_back(sides[i]);
       free_index.push_back(i);
     }
-  const ContactProblemRows all = contact_problem_rows(s, sides);  // the gap rates of every side
-  const ContactProblemRows d = contact_problem_rows(s, free_sides);
   const int nv = 6 * s.n;
   VecX u1(nv);
   for (int b = 0; b < s.n; ++b) u1.segment<6>(6 * b) = s.layout.body_velocity(y, b);
+  // Coulomb friction at the impulse level (contact/friction_pyramid.h) on
+  // every free side with friction. A side resting before the impact may
+  // have stuck tangents: their hold rows leave the equality rows and become
+  // tangent rows of the pyramid like the others, so that their impulse too
+  // stays within mu_s P (held as rows they would take any impulse the
+  // other sides' impacts ask of them). mu_s for a side at rest along the
+  // plane.
+  const auto nf = static_cast<Eigen::Index>(free_sides.size());
+  std::vector<int> rough;  // into free_sides
+  std::vector<double> mu;
+  std::vector<int> released_rows, released_elements, released_tangent;  // stuck tangents
+  MatX T = MatX::Zero(2 * nf, nv);
+  VecX tangent(nv);
+  for (Eigen::Index j = 0; j < nf; ++j) {
+    const auto side = static_cast<std::size_t>(free_sides[static_cast<std::size_t>(j)]);
+    if (side >= s.side_friction.size()) continue;
+    bool rough_side = false;
+    double mu_kinetic = 0.0, mu_static = 0.0;
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      const int i = s.side_friction[side][axis];
+      if (i < 0) continue;
+      const Impl::FrictionJoint& fj = s.friction_joints[static_cast<std::size_t>(i)];
+      if (s.force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
+      const auto& e =
+          static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+      rough_side = true;
+      if (const int hold = s.hold_row(fj.stick_slip); hold >= 0) {
+        released_rows.push_back(hold);
+        released_elements.push_back(fj.stick_slip);
+        released_tangent.push_back(static_cast<int>(2 * j) + static_cast<int>(axis));
+      }
+      mu_kinetic = e.kinetic_lever();
+      mu_static = e.static_lever();
+      internal::scatter_row(internal::slip_rate_row(s, fj), fj.base, fj.follower, 1.0, tangent);
+      T.row(2 * j + static_cast<Eigen::Index>(axis)) = tangent.transpose();
+    }
+    if (!rough_side) continue;
+    rough.push_back(static_cast<int>(j));
+    const bool at_rest =
+        std::abs(T.row(2 * j).dot(u1)) <= 1e-9 && std::abs(T.row(2 * j + 1).dot(u1)) <= 1e-9;
+    mu.push_back(at_rest ? mu_static : mu_kinetic);
+  }
+  const ContactProblemRows all = contact_problem_rows(s, sides);  // the gap rates of every side
+  const ContactProblemRows d = contact_problem_rows(s, free_sides, released_rows);
   ContactImpact result;
   result.kinetic_before = s.kinetic_energy();
   VecX rE(d.DE.rows());
@@ -426,43 +477,6 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
     const double e = restitution.empty() ? contact_restitution(sides[i]) : restitution[i];
     // Newton: g'+ >= -e g'-
     c(static_cast<Eigen::Index>(j)) = -e * std::min(g1(static_cast<Eigen::Index>(i)), 0.0);
-  }
-  // Coulomb friction at the impulse level (contact/friction_pyramid.h) on
-  // the free sides whose tangents are not held: every side that was open
-  // before the impact. A stuck tangent's hold (a side resting before) stays
-  // an equality row. mu_s for a side at rest along the plane.
-  const auto nf = static_cast<Eigen::Index>(free_sides.size());
-  std::vector<int> rough;  // into free_sides
-  std::vector<double> mu;
-  MatX T = MatX::Zero(2 * nf, nv);
-  VecX tangent(nv);
-  for (Eigen::Index j = 0; j < nf; ++j) {
-    const auto side = static_cast<std::size_t>(free_sides[static_cast<std::size_t>(j)]);
-    if (side >= s.side_friction.size()) continue;
-    bool rough_side = false, held_side = false;
-    double mu_kinetic = 0.0, mu_static = 0.0;
-    for (std::size_t axis = 0; axis < 2; ++axis) {
-      const int i = s.side_friction[side][axis];
-      if (i < 0) continue;
-      const Impl::FrictionJoint& fj = s.friction_joints[static_cast<std::size_t>(i)];
-      if (s.force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
-      const auto& e =
-          static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
-      rough_side = true;
-      held_side = held_side || s.hold_row(fj.stick_slip) >= 0;
-      mu_kinetic = e.kinetic_lever();
-      mu_static = e.static_lever();
-      internal::scatter_row(internal::slip_rate_row(s, fj), fj.base, fj.follower, 1.0, tangent);
-      T.row(2 * j + static_cast<Eigen::Index>(axis)) = tangent.transpose();
-    }
-    if (!rough_side || held_side) {
-      T.middleRows(2 * j, 2).setZero();
-      continue;
-    }
-    rough.push_back(static_cast<int>(j));
-    const bool at_rest =
-        std::abs(T.row(2 * j).dot(u1)) <= 1e-9 && std::abs(T.row(2 * j + 1).dot(u1)) <= 1e-9;
-    mu.push_back(at_rest ? mu_static : mu_kinetic);
   }
   CondensedSolution sol;
   if (rough.empty()) {
@@ -487,6 +501,15 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
                                        "Painleve's paradox: lower mu"));
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
   s.compute_kinematics(t, y);
+  // a stuck tangent that the impulses set slipping lets go (the decision
+  // after the impact, ElementSwitching::wake, gives it its direction); one
+  // left at rest, within the solve's round-off of the impact's speeds,
+  // stays stuck
+  const double rest =
+      1e-9 * std::max(u1.lpNorm<Eigen::Infinity>(), sol.x.lpNorm<Eigen::Infinity>());
+  for (std::size_t i = 0; i < released_elements.size(); ++i)
+    if (std::abs(T.row(released_tangent[i]).dot(sol.x)) > rest)
+      set_stick_slip_mode(released_elements[i], kSlipPositive);
   result.kinetic_after = s.kinetic_energy();
   const VecX g2 = all.G * sol.x;
   s.last_contact_impact_time = t;

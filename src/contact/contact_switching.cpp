@@ -247,6 +247,11 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
       continue;  // stays closed: decided at acceleration level below
     }
     // the side rebounds: open, its next flight starting from the gap here
+    if (was_closed[i] != 0) {
+      log_({t, "contact", system_.contact_side_name(k),
+            fmt::format("opened by the impact: gap rate {:.12g} -> {:.12g}", v_in, v_out)});
+      ++changes;
+    }
     system_.set_contact_closed(k, false);
     system_.evaluate(t, y, Stage::kKinematics);
     offset_[ki] = std::min(system_.contact_gap(k), 0.0);

@@ -44,6 +44,16 @@ class ContactSwitching : public SwitchingSet<ContactSwitching> {
   int apply(double t, VecX& y, bool start);
   /// Look-ahead side of every function just after t (as settle_conditions).
   void settle(double t, const VecX& y);
+  /// After an impulse applied with every closed side open (an external
+  /// impulse, a constraint that closes: System::apply_impact), the closed
+  /// sides decided as an impact at t: one LCP over them (restitution 0, as
+  /// for every side closed before an impact) and the open sides the impulse
+  /// drives into touch, friction included, so that a closed side takes no
+  /// pulling impulse and its tangents no more than mu_s P. Exact for plastic
+  /// frictionless impulses: the projection onto the joints' motions, then
+  /// onto those that the contacts allow too, is the projection onto the
+  /// latter. Returns the number of mode changes.
+  int after_impulse(double t, VecX& y) { return impact(t, y, {}); }
 
  private:
   /// The offset of side k opening at (t, y) without an impact: its gap if

@@ -502,6 +502,94 @@ simulate: {until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12
   expect_braked_back(r, "c.friction_x", mu, tk, vk, xk - vk * vk / (2.0 * a));
 }
 
+// A block resting on a rough floor (its tangents stuck) is kicked at t_k =
+// 0.1 s by an event's impulse (J_x, 0, J_z). The closed contact is
+// unilateral in the kick and its friction impulse is at most mu P: the kick
+// is not taken by the stuck tangent's hold nor pulled back by the contact's
+// row (before, the block did not move at all). Closed forms: sideways, it
+// slides off at J_x/m and stops after (J_x/m)^2 / (2 mu g); up, it flies
+// at J_z/m and lands 2 J_z/(m g) later; down and sideways, the floor takes
+// P = -J_z and the block slides off at (J_x - mu P)/m.
+test::RecordedRun kicked_resting_block(double jx, double jz) {
+  const std::string model = fmt::format(R"(ictus: 1
+name: resting block kicked
+parameters: {{m: 2, mu: 0.3, r: 0.05, g: 9.81, tk: 0.1}}
+bodies:
+  block: {{mass: m, point_mass: true, position: [0, 0, r]}}
+shapes:
+  foot: {{body: block, type: sphere, radius: r}}
+  floor: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  c: {{type: shapes, between: [ground, block], friction: mu}}
+events:
+  kick:
+    when: t >= tk
+    do: {{impulse: {{on: block, linear: [{}, 0, {}]}}}}
+    once: true
+gravity: [0, 0, -g]
+simulate: {{until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                        jx, jz);
+  return test::run_and_record(
+      parse_model(model, "kicked resting block"),
+      {"block.x", "block.z", "block.vx", "block.vz", "c.state", "energy.balance"});
+}
+
+TEST(ContactFriction, AKickOnARestingBlockIsBoundByFrictionNotHeldByTheStuckTangent) {
+  const double mu = 0.3, tk = 0.1, a = mu * kG;
+  {
+    SCOPED_TRACE("sideways");
+    const test::RecordedRun r = kicked_resting_block(4.0, 0.0);
+    const double v = 4.0 / kMass;
+    int slips = 0;
+    for (const EventRecord& e : r.events)
+      if (e.name == "c.friction_x" && e.kind == "slip") {
+        ++slips;
+        EXPECT_NEAR(e.t, tk, 1e-9);
+      }
+    EXPECT_EQ(slips, 1);
+    for (std::size_t i = 0; i < r.t.size(); ++i) {
+      if (r.t[i] > tk + 1e-6 && r.t[i] < tk + v / a - 1e-6) {
+        EXPECT_NEAR(r["block.vx"][i], v - a * (r.t[i] - tk), 1e-8) << r.t[i];
+      }
+    }
+    EXPECT_NEAR(r.final("block.x"), v * v / (2.0 * a), 1e-9);
+    EXPECT_NEAR(r.final("energy.balance"), 0.0, 1e-9);
+  }
+  {
+    SCOPED_TRACE("up");
+    const test::RecordedRun r = kicked_resting_block(0.0, 4.0);
+    const double v = 4.0 / kMass, landing = tk + 2.0 * v / kG;
+    bool opened = false;
+    for (const EventRecord& e : r.events)
+      if (e.name == "c" && e.kind == "contact" && e.detail.find("opened") != std::string::npos) {
+        opened = true;
+        EXPECT_NEAR(e.t, tk, 1e-12);
+      }
+    EXPECT_TRUE(opened);
+    for (std::size_t i = 0; i < r.t.size(); ++i)
+      if (r.t[i] > tk + 1e-6 && r.t[i] < landing - 1e-6) {
+        const double s = r.t[i] - tk;
+        EXPECT_NEAR(r["block.vz"][i], v - kG * s, 1e-8) << r.t[i];
+        EXPECT_NEAR(r["block.z"][i], 0.05 + v * s - 0.5 * kG * s * s, 1e-8) << r.t[i];
+      }
+    EXPECT_NEAR(r.final("block.x"), 0.0, 1e-12);
+  }
+  {
+    SCOPED_TRACE("down and sideways");
+    const test::RecordedRun r = kicked_resting_block(4.0, -4.0);
+    const double v = (4.0 - mu * 4.0) / kMass;  // the floor's P = 4 N s
+    for (std::size_t i = 0; i < r.t.size(); ++i) {
+      if (r.t[i] > tk + 1e-6 && r.t[i] < tk + v / a - 1e-6) {
+        EXPECT_NEAR(r["block.vx"][i], v - a * (r.t[i] - tk), 1e-8) << r.t[i];
+      }
+    }
+    EXPECT_NEAR(r.final("block.x"), v * v / (2.0 * a), 1e-9);
+    EXPECT_NEAR(r.final("block.z"), 0.05, 1e-9);
+    EXPECT_NEAR(r.final("energy.balance"), 0.0, 1e-9);
+  }
+}
+
 }  // namespace
 }  // namespace ictus
 
@@ -588,6 +676,39 @@ TEST(ContactFrictionMoreauJean, PushedBlockSlipsAtTheStaticLimitWithinTheStep) {
       "Moreau-Jean pushed block: final velocity error {:.3e} (h = 1e-3), {:.3e} (h = "
       "1e-4) m/s of {:.6f}\n",
       error[0], error[1], v_end);
+}
+
+// A box resting flat on four rough corners (their rows dependent), kicked
+// sideways: the step's friction problem is degenerate (the slip and gap
+// rates of resting corners exactly zero), where siconos' pivoting ends on a
+// ray; the fallback (contact/friction_pyramid.h) solves it. The box slides
+// off at J/m and stops after (J/m)^2 / (2 mu g), to O(h).
+TEST(ContactFrictionMoreauJean, ABoxKickedFlatOnFourRoughCornersSlidesAndStops) {
+  constexpr const char* kBox = R"(ictus: 1
+name: box resting flat, kicked
+parameters: {m: 4, J: 2, mu: 0.5}
+bodies:
+  box: {mass: m, inertia: [0.05, 0.06, 0.07], position: [0, 0, 0.1]}
+shapes:
+  body_box: {body: box, type: box, size: [0.4, 0.3, 0.2]}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ground, box], restitution: 0.5, friction: mu}
+events:
+  kick:
+    when: t >= 0.1
+    do: {impulse: {on: box, linear: [J, 0, 0]}}
+    once: true
+gravity: [0, 0, -9.81]
+simulate: {integrator: moreau_jean, step: 1e-3, until: 0.4, output_step: 0.01}
+)";
+  const test::RecordedRun r =
+      test::run_and_record(parse_model(kBox, "kicked box"), {"box.x", "box.y", "box.vx", "box.z"});
+  const double v = 2.0 / 4.0, x_stop = v * v / (2.0 * 0.5 * kG);
+  EXPECT_NEAR(r.final("box.x"), x_stop, 2e-3 * v);  // O(h): a step's travel
+  EXPECT_NEAR(r.final("box.vx"), 0.0, 1e-12);
+  EXPECT_NEAR(r.final("box.y"), 0.0, 1e-9);
+  EXPECT_NEAR(r.final("box.z"), 0.1, 1e-4);
 }
 
 }  // namespace

@@ -108,5 +108,23 @@ TEST(FrictionPyramid, ABoxLandingFlatWhileSlidingTakesItsImpulsesWithinThePyrami
   EXPECT_GT(normal, kMass * 1.0 - 1e-9);                   // at least what stops the centre's fall
 }
 
+// The last fallback alone, side by side, on the landing: a solution of
+// the same problem with the same motion after the impact (the velocities are
+// unique where the impulses of dependent rows are not).
+TEST(FrictionPyramid, SideBySideGivesTheWholeProblemsMotion) {
+  const FlatBox box;
+  VecX u = VecX::Zero(6);
+  u(0) = 2.0;
+  u(2) = -1.0;
+  const Solved whole = solve(box, u);
+  const std::vector<int> sides{0, 1, 2, 3};
+  VecX z = VecX::Zero(24), impulse = VecX::Zero(12);
+  ASSERT_TRUE(internal::solve_friction_pyramid_by_sides(whole.L, whole.lq, sides, sides, z));
+  expect_complementary(whole.L, whole.lq, z);
+  internal::friction_pyramid_impulses(z, 4, sides, sides, impulse);
+  const VecX momentum = box.H.transpose() * (impulse - whole.impulse);  // (force, moment)
+  EXPECT_LT(momentum.cwiseAbs().maxCoeff(), 1e-9);
+}
+
 }  // namespace
 }  // namespace ictus
