@@ -226,14 +226,22 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   // the closed contacts are unilateral and their friction bounded: the
   // impulse is applied with them open (and their stuck tangents let go),
   // then they are decided as an impact of their own (after_impulse below)
-  std::vector<int> reopened;
-  if ((closing || !external.empty()) && event_contacts_)
+  // (stuck again once they are closed: the contacts' impact bounds their
+  // impulses by mu_s P and lets go those it sets slipping)
+  std::vector<int> reopened, stuck;
+  if ((closing || !external.empty()) && event_contacts_) {
+    for (int k = 0; k < system_.stick_slip_count(); ++k)
+      if (system_.stick_slip_enabled(k) && system_.stick_slip_element(k).mode() == kStick)
+        stuck.push_back(k);
     for (int k = 0; k < system_.contact_side_count(); ++k)
       if (system_.set_contact_closed(k, false)) reopened.push_back(k);
+  }
   const ImpulseResult impact = closing || !external.empty()
                                    ? system_.apply_impact(t, y, external, impulsive)
                                    : ImpulseResult{};
   for (const int k : reopened) system_.set_contact_closed(k, true);
+  for (const int k : stuck)
+    if (system_.stick_slip_element(k).mode() != kStick) system_.set_stick_slip_mode(k, kStick);
   if (!impact.impulses.empty() || !external.empty()) {
     std::string list;
     for (std::size_t k = 0; k < impact.impulses.size(); ++k)

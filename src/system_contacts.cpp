@@ -437,7 +437,7 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   for (Eigen::Index j = 0; j < nf; ++j) {
     const auto side = static_cast<std::size_t>(free_sides[static_cast<std::size_t>(j)]);
     if (side >= s.side_friction.size()) continue;
-    bool rough_side = false;
+    bool rough_side = false, stuck_side = false;
     double mu_kinetic = 0.0, mu_static = 0.0;
     for (std::size_t axis = 0; axis < 2; ++axis) {
       const int i = s.side_friction[side][axis];
@@ -448,6 +448,7 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
           static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
       rough_side = true;
       if (const int hold = s.hold_row(fj.stick_slip); hold >= 0) {
+        stuck_side = true;
         released_rows.push_back(hold);
         released_elements.push_back(fj.stick_slip);
         released_tangent.push_back(static_cast<int>(2 * j) + static_cast<int>(axis));
@@ -459,8 +460,10 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
     }
     if (!rough_side) continue;
     rough.push_back(static_cast<int>(j));
-    const bool at_rest =
-        std::abs(T.row(2 * j).dot(u1)) <= 1e-9 && std::abs(T.row(2 * j + 1).dot(u1)) <= 1e-9;
+    // (a stuck side is at rest, even where an external impulse applied with
+    // the contact open has just set it moving: Simulation::apply_actions)
+    const bool at_rest = stuck_side || (std::abs(T.row(2 * j).dot(u1)) <= 1e-9 &&
+                                        std::abs(T.row(2 * j + 1).dot(u1)) <= 1e-9);
     mu.push_back(at_rest ? mu_static : mu_kinetic);
   }
   const ContactProblemRows all = contact_problem_rows(s, sides);  // the gap rates of every side

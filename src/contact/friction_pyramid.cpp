@@ -61,6 +61,21 @@ void friction_pyramid_impulses(const VecX& z, Eigen::Index sides, std::span<cons
   }
 }
 
+namespace {
+
+// z >= 0, w = M z + q >= 0 and min(w_i, |M| z_i) = 0 to 1e-9 of |q|
+bool complementary(const MatX& M, const VecX& q, const VecX& z) {
+  if (!z.allFinite()) return false;
+  const VecX w = M * z + q;
+  const double m_scale = M.cwiseAbs().maxCoeff();
+  double worst = 0.0;
+  for (Eigen::Index i = 0; i < z.size(); ++i)
+    worst = std::max({worst, -w(i), -z(i), std::min(w(i), m_scale * z(i))});
+  return worst <= 1e-9 * q.cwiseAbs().maxCoeff();
+}
+
+}  // namespace
+
 bool solve_friction_pyramid_by_sides(const MatX& L, const VecX& lq, std::span<const int> normal,
                                      std::span<const int> friction, Eigen::Ref<VecX> z) {
   const auto na = static_cast<Eigen::Index>(normal.size());
@@ -77,7 +92,6 @@ bool solve_friction_pyramid_by_sides(const MatX& L, const VecX& lq, std::span<co
     blocks[at].push_back(na + 4 * nf + j);
   }
   VecX x = VecX::Zero(n);
-  const double scale = std::max(1.0, lq.head(n).cwiseAbs().maxCoeff());
   for (int sweep = 0; sweep < 2000; ++sweep) {
     double change = 0.0;
     for (const std::vector<Eigen::Index>& b : blocks) {
@@ -103,11 +117,7 @@ bool solve_friction_pyramid_by_sides(const MatX& L, const VecX& lq, std::span<co
     }
     if (change <= 1e-14 * std::max(1.0, x.cwiseAbs().maxCoeff())) break;
   }
-  const VecX w = L.topLeftCorner(n, n) * x + lq.head(n);
-  double worst = 0.0;
-  for (Eigen::Index i = 0; i < n; ++i)
-    worst = std::max({worst, -w(i), std::abs(w(i) * x(i)) / std::max(1.0, x(i))});
-  if (!(worst <= 1e-9 * scale) || !x.allFinite()) return false;
+  if (!complementary(L.topLeftCorner(n, n), lq.head(n), x)) return false;
   z.head(n) = x;
   return true;
 }
@@ -119,16 +129,21 @@ bool solve_degenerate_friction_pyramid(const MatX& L, const VecX& lq, std::span<
   // rates, 1e-12 where they are zero) are zero: a degenerate vertex then
   // stays one, and its ties go to the lexicographic rule
   VecX q = lq.head(n);
-  const double round_off = 1e-9 * q.cwiseAbs().maxCoeff();
+  const double round_off = 1e-10 * q.cwiseAbs().maxCoeff();
   for (Eigen::Index i = 0; i < n; ++i)
     if (std::abs(q(i)) <= round_off) q(i) = 0.0;
   const MatX M = L.topLeftCorner(n, n);
+  VecX x(n);
   const LcpSolution whole = lexicographic_lemke(M, q);
   if (whole.solved) {
-    z.head(n) = whole.z;
-    return true;
+    x = whole.z;
+  } else if (!solve_friction_pyramid_by_sides(M, q, normal, friction, x)) {
+    return false;
   }
-  return solve_friction_pyramid_by_sides(M, q, normal, friction, z);
+  // accepted on the problem as given (its round-off included)
+  if (!complementary(M, lq.head(n), x)) return false;
+  z.head(n) = x;
+  return true;
 }
 
 }  // namespace ictus::internal

@@ -48,16 +48,17 @@ void friction_pyramid_impulses(const VecX& z, Eigen::Index sides, std::span<cons
 /// changes by more than 1e-14 of the largest. For the degenerate problems
 /// that pivoting over all the sides ends on a ray in (a box flat on four
 /// corners: rows dependent, rates exactly zero), where each side's own
-/// problem is not degenerate. True when the sweeps converged within 2000
-/// and the whole problem's complementarity error is below 1e-9 of |lq|; z
-/// is then its solution. Allocates.
+/// problem is not degenerate. The sweeps stop at that change, or after
+/// 2000; true when the result then meets the whole problem's
+/// complementarity to 1e-9 of |lq| (z is then its solution). Allocates.
 bool solve_friction_pyramid_by_sides(const MatX& L, const VecX& lq, std::span<const int> normal,
                                      std::span<const int> friction, Eigen::Ref<VecX> z);
 
 /// What the callers try when siconos' pivoting (PivotingLcp) fails on the
 /// problem of assemble_friction_pyramid: with the rates at the round-off of
-/// the largest (1e-9) set to zero, Lemke's lexicographic pivoting over the
-/// whole problem, then side by side. The degenerate case is a rigid body
+/// the largest (1e-10) set to zero, Lemke's lexicographic pivoting over the
+/// whole problem, then side by side, the result checked on the problem as
+/// given (to 1e-9 of |lq|). The degenerate case is a rigid body
 /// resting or landing flat on several rough points (dependent rows, rates
 /// exactly zero). True with z the solution; allocates.
 bool solve_degenerate_friction_pyramid(const MatX& L, const VecX& lq, std::span<const int> normal,

@@ -25,8 +25,11 @@ LcpSolution lexicographic_lemke(const MatX& M, const VecX& q) {
   tableau.col(z0).setConstant(-1.0);
   tableau.col(rhs) = q;
   std::vector<Eigen::Index> basis(static_cast<std::size_t>(n));
-  const double scale = std::max(1.0, q.cwiseAbs().maxCoeff());
-  const double zero = 1e-12 * q.cwiseAbs().maxCoeff();
+  const double scale = q.cwiseAbs().maxCoeff();  // > 0: some q_i < 0
+  const double zero = 1e-12 * scale;
+  // the size of the unknowns, for the tie of z0's ratio and the error
+  const double m_scale = std::max(M.cwiseAbs().maxCoeff(), 1e-300);
+  const double z_scale = scale / m_scale;
   for (Eigen::Index i = 0; i < n; ++i) basis[static_cast<std::size_t>(i)] = i;
   auto pivot = [&](Eigen::Index row, Eigen::Index column) {
     tableau.row(row) /= tableau(row, column);
@@ -34,17 +37,25 @@ LcpSolution lexicographic_lemke(const MatX& M, const VecX& q) {
       if (i != row && tableau(i, column) != 0.0)
         tableau.row(i) -= tableau(i, column) * tableau.row(row);
     // values at the round-off of q are zero: a degenerate vertex stays one
-    // (its ties then go to the lexicographic rule, not to round-off)
-    for (Eigen::Index i = 0; i < n; ++i)
-      if (std::abs(tableau(i, rhs)) <= zero) tableau(i, rhs) = 0.0;
+    // (its ties then go to the lexicographic rule, not to round-off); only
+    // where the row stays lexicographically positive, its B^-1 part
+    // starting positive
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (tableau(i, rhs) == 0.0 || std::abs(tableau(i, rhs)) > zero) continue;
+      Eigen::Index c = 0;
+      while (c < n && tableau(i, c) == 0.0) ++c;
+      if (c < n && tableau(i, c) > 0.0) tableau(i, rhs) = 0.0;
+    }
     const Eigen::Index left = basis[static_cast<std::size_t>(row)];
     basis[static_cast<std::size_t>(row)] = column;
     return left;
   };
-  // z0 enters where q is most negative (ties: lexicographically, as below)
+  // z0 enters where q is most negative; of equal ones the last, which is
+  // the lexicographic choice (B^-1 = I: each other tied row then keeps a
+  // leading positive entry)
   Eigen::Index row = 0;
   for (Eigen::Index i = 1; i < n; ++i)
-    if (q(i) < q(row)) row = i;
+    if (q(i) <= q(row)) row = i;
   Eigen::Index leaving = pivot(row, z0);
   for (Eigen::Index iteration = 0; iteration < 50 * n; ++iteration) {
     const Eigen::Index entering = leaving < n ? leaving + n : leaving - n;
@@ -69,7 +80,7 @@ LcpSolution lexicographic_lemke(const MatX& M, const VecX& q) {
       if (best < 0 || less(i, best)) best = i;
     }
     if (best < 0) return out;  // a ray: no solution found
-    if (z0_row >= 0 && ratio(z0_row) <= ratio(best) + 1e-12 * scale) best = z0_row;
+    if (z0_row >= 0 && ratio(z0_row) <= ratio(best) + 1e-12 * z_scale) best = z0_row;
     leaving = pivot(best, entering);
     if (leaving != z0) continue;
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -77,9 +88,10 @@ LcpSolution lexicographic_lemke(const MatX& M, const VecX& q) {
       if (v >= n && v < 2 * n) out.z(v - n) = std::max(tableau(i, rhs), 0.0);
     }
     out.w = M * out.z + q;
+    // complementarity: w >= 0, and min(w_i, |M| z_i) = 0, relative to |q|
     double worst = 0.0;
     for (Eigen::Index i = 0; i < n; ++i)
-      worst = std::max({worst, -out.w(i), std::abs(out.w(i) * out.z(i)) / std::max(1.0, out.z(i))});
+      worst = std::max({worst, -out.w(i), std::min(out.w(i), m_scale * out.z(i))});
     out.error = worst / scale;
     out.solved = out.z.allFinite() && out.error <= 1e-9;
     return out;

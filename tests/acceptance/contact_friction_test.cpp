@@ -510,17 +510,17 @@ simulate: {until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12
 // slides off at J_x/m and stops after (J_x/m)^2 / (2 mu g); up, it flies
 // at J_z/m and lands 2 J_z/(m g) later; down and sideways, the floor takes
 // P = -J_z and the block slides off at (J_x - mu P)/m.
-test::RecordedRun kicked_resting_block(double jx, double jz) {
+test::RecordedRun kicked_resting_block(double jx, double jz, double mu_s = 0.3) {
   const std::string model = fmt::format(R"(ictus: 1
 name: resting block kicked
-parameters: {{m: 2, mu: 0.3, r: 0.05, g: 9.81, tk: 0.1}}
+parameters: {{m: 2, mu: 0.3, mu_s: {}, r: 0.05, g: 9.81, tk: 0.1}}
 bodies:
   block: {{mass: m, point_mass: true, position: [0, 0, r]}}
 shapes:
   foot: {{body: block, type: sphere, radius: r}}
   floor: {{body: ground, type: plane, normal: [0, 0, 1]}}
 contacts:
-  c: {{type: shapes, between: [ground, block], friction: mu}}
+  c: {{type: shapes, between: [ground, block], friction: {{mu: mu, mu_static: mu_s}}}}
 events:
   kick:
     when: t >= tk
@@ -529,7 +529,7 @@ events:
 gravity: [0, 0, -g]
 simulate: {{until: 1, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12}}
 )",
-                                        jx, jz);
+                                        mu_s, jx, jz);
   return test::run_and_record(
       parse_model(model, "kicked resting block"),
       {"block.x", "block.z", "block.vx", "block.vz", "c.state", "energy.balance"});
@@ -588,6 +588,46 @@ TEST(ContactFriction, AKickOnARestingBlockIsBoundByFrictionNotHeldByTheStuckTang
     EXPECT_NEAR(r.final("block.z"), 0.05, 1e-9);
     EXPECT_NEAR(r.final("energy.balance"), 0.0, 1e-9);
   }
+  {
+    // the stuck block takes mu_s P: with mu_s = 0.5, P = 4 N s holds 1.6 N s
+    SCOPED_TRACE("held by static friction");
+    const test::RecordedRun r = kicked_resting_block(1.6, -4.0, 0.5);
+    for (std::size_t i = 0; i < r.t.size(); ++i) EXPECT_NEAR(r["block.vx"][i], 0.0, 1e-12);
+    EXPECT_NEAR(r.final("block.x"), 0.0, 1e-12);
+    for (const EventRecord& e : r.events) EXPECT_NE(e.kind, "slip") << e.name << " " << e.t;
+  }
+}
+
+// A kick elsewhere leaves a stuck block stuck: on an incline with mu <
+// tan(angle) < mu_s (once slipping it would slide away), a free body far
+// off is kicked. The block's contact is reopened and closed around the kick
+// like every closed contact, and must come back stuck.
+TEST(ContactFriction, AKickElsewhereLeavesAStuckBlockStuck) {
+  constexpr const char* kInclineAndKick = R"(ictus: 1
+name: stuck block on an incline, another body kicked
+parameters: {m: 2, angle: 0.4074, mu: 0.4, mu_s: 0.45, r: 0.05, g: 9.81}
+bodies:
+  block: {mass: m, point_mass: true, position: [r*(-sin(angle)), 0, r*cos(angle)]}
+  other: {mass: 1, point_mass: true, position: [0, 5, 100]}
+shapes:
+  block_foot: {body: block, type: sphere, radius: r}
+  slope: {body: ground, type: plane, normal: [-sin(angle), 0, cos(angle)]}
+contacts:
+  slope_contact: {type: shapes, between: [ground, block], friction: {mu: mu, mu_static: mu_s}}
+events:
+  kick:
+    when: t >= 0.1
+    do: {impulse: {on: other, linear: [0, 1, 0]}}
+    once: true
+gravity: [0, 0, -g]
+simulate: {until: 1, output_step: 0.1, max_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)";
+  const test::RecordedRun r = test::run_and_record(parse_model(kInclineAndKick, "incline and kick"),
+                                                   {"block.x", "block.vx", "other.vy"});
+  EXPECT_NEAR(r.final("other.vy"), 1.0, 1e-12);
+  EXPECT_NEAR(r.final("block.x"), r["block.x"][0], 1e-12);
+  for (const EventRecord& e : r.events)
+    EXPECT_TRUE((e.kind != "slip" && e.kind != "stick") || e.t == 0.0) << e.kind << " " << e.name;
 }
 
 }  // namespace
