@@ -32,11 +32,19 @@ struct FlatBox {
                                     .transpose();
       }
     }
-    VecX inverse_mass(6);
     inverse_mass << 1 / kMass, 1 / kMass, 1 / kMass, 1 / 0.05, 1 / 0.06, 1 / 0.07;
     W = H * inverse_mass.asDiagonal() * H.transpose();
   }
+  VecX inverse_mass = VecX(6);
 };
+
+// falling at 1 m/s while sliding at 2 m/s along x
+VecX landing_while_sliding() {
+  VecX u = VecX::Zero(6);
+  u(0) = 2.0;
+  u(2) = -1.0;
+  return u;
+}
 
 // the problem's complementarity, z >= 0, w >= 0, z w = 0 (to 1e-12)
 void expect_complementary(const MatX& L, const VecX& lq, const VecX& z) {
@@ -83,16 +91,10 @@ TEST(FrictionPyramid, ABoxLandingFlatWhileSlidingTakesItsImpulsesWithinThePyrami
   // the normal impulses stop the fall (sum m v_z at the centre, the moment
   // of friction shared by the corners), friction mu P each opposing the slip
   const FlatBox box;
-  VecX u = VecX::Zero(6);
-  u(0) = 2.0;
-  u(2) = -1.0;
+  const VecX u = landing_while_sliding();
   const Solved s = solve(box, u);
   expect_complementary(s.L, s.lq, s.z);
-  const VecX after =
-      u + VecX((VecX(6) << 1 / kMass, 1 / kMass, 1 / kMass, 1 / 0.05, 1 / 0.06, 1 / 0.07)
-                   .finished()
-                   .asDiagonal() *
-               (box.H.transpose() * s.impulse));
+  const VecX after = u + VecX(box.inverse_mass.asDiagonal() * (box.H.transpose() * s.impulse));
   const VecX rates = box.H * after;
   double normal = 0.0, friction_x = 0.0;
   for (int k = 0; k < 4; ++k) {
@@ -113,10 +115,7 @@ TEST(FrictionPyramid, ABoxLandingFlatWhileSlidingTakesItsImpulsesWithinThePyrami
 // unique where the impulses of dependent rows are not).
 TEST(FrictionPyramid, SideBySideGivesTheWholeProblemsMotion) {
   const FlatBox box;
-  VecX u = VecX::Zero(6);
-  u(0) = 2.0;
-  u(2) = -1.0;
-  const Solved whole = solve(box, u);
+  const Solved whole = solve(box, landing_while_sliding());
   const std::vector<int> sides{0, 1, 2, 3};
   VecX z = VecX::Zero(24), impulse = VecX::Zero(12);
   ASSERT_TRUE(internal::solve_friction_pyramid_by_sides(whole.L, whole.lq, sides, sides, z));
