@@ -224,10 +224,10 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   // (constraints that only open leave the velocities consistent: no impact)
   const bool closing = structural && system_.constraints_closing();
   // the closed contacts are unilateral and their friction bounded: the
-  // impulse is applied with them open (and their stuck tangents let go),
-  // then they are decided as an impact of their own (after_impulse below)
-  // (stuck again once they are closed: the contacts' impact bounds their
-  // impulses by mu_s P and lets go those it sets slipping)
+  // impulse is applied with them open (their stuck tangents let go), then
+  // they are closed again, the tangents stuck again (held where they are),
+  // and decided as an impact of their own (after_impulse below), which
+  // bounds the tangents' impulses by mu_s P and lets go those it sets slipping
   std::vector<int> reopened, stuck;
   if ((closing || !external.empty()) && event_contacts_) {
     for (int k = 0; k < system_.stick_slip_count(); ++k)
@@ -240,6 +240,7 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
                                    ? system_.apply_impact(t, y, external, impulsive)
                                    : ImpulseResult{};
   for (const int k : reopened) system_.set_contact_closed(k, true);
+  if (!stuck.empty()) system_.evaluate(t, y, Stage::kKinematics);
   for (const int k : stuck)
     if (system_.stick_slip_element(k).mode() != kStick) system_.set_stick_slip_mode(k, kStick);
   if (!impact.impulses.empty() || !external.empty()) {
