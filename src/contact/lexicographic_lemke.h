@@ -12,7 +12,8 @@
 // siconos-numerics' lcp_pivot and lcp_lexicolemke both end on a ray there
 // when M carries its round-off (1e-12 relative), where this tableau, with
 // its pivot tolerance relative to the column, finds the solution. It runs
-// only after lcp_pivot has failed, at impacts (it allocates).
+// only after lcp_pivot has failed, at event-driven impacts and in a
+// Moreau-Jean step (it allocates).
 #pragma once
 
 #include "ictus/math.h"
