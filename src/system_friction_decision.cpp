@@ -533,12 +533,16 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     }
     if (!any_stuck) return 0;
     // stuck forces statically indeterminate: the minimum-norm solution,
-    // then one scalar stuck force at either limit of its cone
+    // then one scalar stuck force at either limit of its cone, or for a
+    // contact at zero (its cone's tip: a contact that would pull, N <= 0,
+    // holds nothing)
     if (solve_rows(A, b, solution) && consistent(solution)) return 1;
     for (int i = 0; i < k; ++i) {
       if (mode[static_cast<std::size_t>(i)] != kStick || ball(i)) continue;
       const int o = off(i);
-      for (const double limit : {mu_static(i), -mu_static(i)}) {
+      const bool contact = at(i).contact_side >= 0;
+      for (const double limit : {mu_static(i), -mu_static(i), 0.0}) {
+        if (limit == 0.0 && !contact) continue;
         MatX rows(n + 1, n);
         VecX rhs(n + 1);
         rows.topRows(n) = A;

@@ -343,17 +343,26 @@ void System::Impl::capture_joint(int j) {
 }
 
 // Reaction components (world axes) that a self-stress changes: those are not
-// determined by the equations of motion. "A (Fz, Mx, My)" per joint.
+// determined by the equations of motion. "A (Fz, Mx, My)" per joint; a row
+// of no joint (a contact point's normal force, a hold) by its own name.
 std::vector<std::string> System::Impl::non_unique_components() const {
   static constexpr const char* kNames[] = {"Fx", "Fy", "Fz", "Mx", "My", "Mz"};
   std::vector<std::array<bool, 6>> affected(live_joints.size(), std::array<bool, 6>{});
+  std::vector<std::string> of_no_joint;
   for (const auto& mode : self_stress) {
     // the resultant each joint's rows exert on its follower under this mode
     std::vector<Vec6> resultant(live_joints.size(), Vec6::Zero());
     for (const auto& [row, coefficient] : mode) {
       const auto ri = static_cast<std::size_t>(row);
       const Instance& inst = instances[static_cast<std::size_t>(row_info[ri].instance)];
-      if (inst.joint < 0) continue;  // a distance hold: no joint reaction
+      if (inst.joint < 0) {
+        const int side = drivers[static_cast<std::size_t>(inst.driver)].hold_contact;
+        std::string name =
+            side >= 0 ? contact_sides[static_cast<std::size_t>(side)].name + " (N)" : row_name(row);
+        if (std::find(of_no_joint.begin(), of_no_joint.end(), name) == of_no_joint.end())
+          of_no_joint.push_back(std::move(name));
+        continue;
+      }
       const Joint& joint = live_joints[static_cast<std::size_t>(inst.joint)];
       const BodyKinematics& kf = kinematics(joint.follower);
       const Vec3 force = coefficient * rows[ri].J_follower.head<3>();
@@ -379,6 +388,7 @@ std::vector<std::string> System::Impl::non_unique_components() const {
       if (affected[j][c]) list += (list.empty() ? "" : ", ") + std::string(kNames[c]);
     if (!list.empty()) out.push_back(live_joints[j].name + " (" + list + ")");
   }
+  out.insert(out.end(), of_no_joint.begin(), of_no_joint.end());
   return out;
 }
 
