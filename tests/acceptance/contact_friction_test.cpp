@@ -798,7 +798,7 @@ simulate: {integrator: moreau_jean, step: 1e-3, until: 0.4, output_step: 0.01}
   const test::RecordedRun r =
       test::run_and_record(parse_model(kBox, "kicked box"), {"box.x", "box.y", "box.vx", "box.z"});
   const double v = 2.0 / 4.0, x_stop = v * v / (2.0 * 0.5 * kG);
-  EXPECT_NEAR(r.final("box.x"), x_stop, 2e-3 * v);  // O(h): a step's travel
+  EXPECT_NEAR(r.final("box.x"), x_stop, 2e-3 * v);  // O(h): two steps' travel
   EXPECT_NEAR(r.final("box.vx"), 0.0, 1e-12);
   EXPECT_NEAR(r.final("box.y"), 0.0, 1e-9);
   EXPECT_NEAR(r.final("box.z"), 0.1, 1e-4);
