@@ -391,7 +391,8 @@ void System::Impl::solve_dynamics() {
         driver_power += p * row_rate(static_cast<int>(r));
     }
   }
-  solve_joint_friction();  // system_joint_friction.cpp
+  press_dependent_contacts(multipliers);  // system_dependent_contacts.cpp
+  solve_joint_friction();                 // system_joint_friction.cpp
   for (const Vec6& a : accelerations)
     if (!a.allFinite())
       throw SimulationError(t,
@@ -476,7 +477,8 @@ void System::Impl::ensure_dynamics() {
 }
 
 double System::Impl::multiplier(int row) const {
-  return dropped[static_cast<std::size_t>(row)] != 0 ? 0.0 : multipliers(row);
+  // a dependent contact row carries its share (system_dependent_contacts.cpp)
+  return row_carries(row) ? multipliers(row) : 0.0;
 }
 
 double System::Impl::row_speed_scale(int row) const {

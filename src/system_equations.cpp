@@ -42,8 +42,9 @@ void System::add_constraint_forces(double t, const VecX& y, double c, Eigen::Ref
   Impl& s = *impl_;
   if (!s.is_current(t, y)) s.compute_kinematics(t, y);
   s.compute_rows();
+  // a dependent contact row's share too (system_dependent_contacts.cpp)
   for (int k = 0; k < s.D.rows(); ++k)
-    if (s.dropped[static_cast<std::size_t>(k)] == 0)
+    if (s.row_carries(k))
       s.D.add_transpose(k, c * lambda(k), [&r](BodyIndex b) { return r.segment<6>(6 * b); });
 }
 

@@ -185,12 +185,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       throw std::logic_error(
           "decide_friction_together: an element is not a slipping frictional "
           "joint, contact or dry-friction element");
-    if (f->contact_side >= 0) {
-      const int row = s.contact_row(f->contact_side);
-      if (row < 0 || s.dropped[static_cast<std::size_t>(row)] != 0) {
-        modes[e] = f->acc > 0.0 ? kSlipPositive : f->acc < 0.0 ? kSlipNegative : kStick;
-        continue;
-      }
+    if (f->contact_side >= 0 && s.contact_row(f->contact_side) < 0) {
+      modes[e] = f->acc > 0.0 ? kSlipPositive : f->acc < 0.0 ? kSlipNegative : kStick;
+      continue;
     }
     // a ball still turning (w past its slip axis, not through zero) slips on along w
     if (f->ball && s.ball_slips_on(*f)) {
@@ -214,10 +211,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // provisional modes, far from any motion). A slipping ball keeps its moment.
   for (Impl::FrictionJoint& f : s.friction_joints) {
     if (!f.unit_valid || f.ball || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
-    if (f.contact_side >= 0) {
-      const int row = s.contact_row(f.contact_side);
-      if (row < 0 || s.dropped[static_cast<std::size_t>(row)] != 0) continue;
-    }
+    if (f.contact_side >= 0 && s.contact_row(f.contact_side) < 0) continue;
     fj.push_back(&f);
   }
   const auto k = static_cast<int>(fj.size());

@@ -420,6 +420,32 @@ struct System::Impl {
   /// multipliers p: the transverse reaction, or (N, 0, 0) with N the
   /// contact side's signed normal force (0 while it is open).
   Vec3 friction_normal(const FrictionJoint& fj, const VecX& p) const;
+  /// The reactions of dependent contact rows (system_dependent_contacts.cpp):
+  /// the self-stress modes wholly among contact points' normal rows and
+  /// their tangents' hold rows, on the rows they touch, with their
+  /// pseudo-inverse.
+  struct DependentContacts {
+    std::vector<std::vector<std::pair<int, double>>> modes;  // self_stress it was built from
+    int structure_version = -1;
+    std::size_t row_count = 0;  // rows.size() of the System then
+    std::vector<int> rows;      // the rows those modes touch
+    std::vector<char> touched;  // per row of D: one of `rows`
+    MatX basis;                 // rows x modes
+    MatX pseudo_inverse;        // modes x rows
+    VecX values, amplitudes;    // workspace
+    VecX residual;              // workspace: D^T s per body (6 n)
+  } dependent_contacts;
+  /// A row whose multiplier acts: independent, or dependent with a share
+  /// (press_dependent_contacts).
+  bool row_carries(int row) const {
+    const auto r = static_cast<std::size_t>(row);
+    return dropped[r] == 0 ||
+           (r < dependent_contacts.touched.size() && dependent_contacts.touched[r] != 0);
+  }
+  /// Moves mult along the contact self-stress modes to the least-norm
+  /// multipliers on the rows they touch: the motion is unchanged, and a
+  /// body resting flat on several points has them all pressing.
+  void press_dependent_contacts(VecX& mult);
   /// Links each contact point's friction to its side (after build_contact_holds).
   void link_contact_friction();
   /// Per contact side: its friction elements along the x and y tangents

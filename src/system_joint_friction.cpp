@@ -205,8 +205,9 @@ Vec3 System::Impl::friction_normal(const FrictionJoint& fj, const VecX& p) const
     // a ball's normal force is its whole reaction force (docs/theory/friction.md)
     return transverse_reaction(fj.joint, p, e.ball() ? Vec3::Zero() : e.axis_W(ctx));
   }
+  // a dependent row's share too (system_dependent_contacts.cpp)
   const int row = contact_row(fj.contact_side);
-  if (row < 0 || dropped[static_cast<std::size_t>(row)] != 0) return Vec3::Zero();
+  if (row < 0) return Vec3::Zero();
   return Vec3(contact_sides[static_cast<std::size_t>(fj.contact_side)].sign * p(row), 0.0, 0.0);
 }
 
@@ -271,6 +272,7 @@ void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
             static_cast<int>(r), mult(r), inverse_mass,
             [&acc](BodyIndex b) -> Vec6& { return acc[static_cast<std::size_t>(b)]; });
   }
+  press_dependent_contacts(mult);  // as the dynamics' multipliers
 }
 
 void System::Impl::unit_friction_response(FrictionJoint& fj) {
@@ -456,10 +458,7 @@ void System::Impl::solve_joint_friction() {
       std::string out;
       for (int i = 0; i < count; ++i) {
         const FrictionJoint& fi = *slip[static_cast<std::size_t>(i)];
-        if (fi.contact_side >= 0) {
-          const int row = contact_row(fi.contact_side);
-          if (row < 0 || dropped[static_cast<std::size_t>(row)] != 0) continue;
-        }
+        if (fi.contact_side >= 0 && contact_row(fi.contact_side) < 0) continue;
         const std::string label = site_label(*this, fi);
         if (out.find(label) == std::string::npos) out += (out.empty() ? "" : ", ") + label;
       }
@@ -497,7 +496,8 @@ void System::Impl::solve_joint_friction() {
       accelerations[static_cast<std::size_t>(b)] += F * fj.unit_acc[static_cast<std::size_t>(b)];
     multipliers += F * fj.unit_mult;
     for (std::size_t r = 0; r < rows.size(); ++r)
-      if (dropped[r] == 0 && instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
+      if (row_carries(static_cast<int>(r)) &&
+          instances[static_cast<std::size_t>(row_info[r].instance)].driver >= 0)
         driver_power +=
             F * fj.unit_mult(static_cast<Eigen::Index>(r)) * row_rate(static_cast<int>(r));
     // F opposes the slip: its power F q' <= 0 is dissipated

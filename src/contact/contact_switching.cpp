@@ -108,9 +108,9 @@ int ContactSwitching::settle_closed(double t, const VecX& y, const char* why) {
   }
   int opened = 0;
   for (std::size_t i = 0; i < closed.size(); ++i) {
-    // while closed, the side opens when its force goes below -this: the
-    // integrator's multipliers of a redundant set (dependent rows dropped)
-    // leave a side at zero force plus round-off
+    // while closed, the side opens when its force goes below -this: a
+    // redundant set's least-norm forces (docs/theory/contact.md, "Dependent
+    // contact rows") may leave a side at zero force plus round-off
     pull_tolerance_[static_cast<std::size_t>(closed[i])] = kPullTolerance * total;
     if (normal[i] > 0.0 || !(gap_acceleration[i] > 1e-9 * std::max(1.0, largest_rate))) continue;
     const int k = closed[i];

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -630,18 +631,16 @@ simulate: {until: 1, output_step: 0.1, max_step: 0.01, rtol: 1e-10, atol: 1e-12}
     EXPECT_TRUE((e.kind != "slip" && e.kind != "stick") || e.t == 0.0) << e.kind << " " << e.name;
 }
 
-// A box sliding flat on four rough corners, event-driven. Its four normal
-// rows are dependent (one is dropped) and the corners' y tangents are at
-// zero rate together: the stuck y forces are statically indeterminate, and
-// with the dropped corner carrying nothing the rear corner off the loaded
-// diagonal would pull. The consistent combination (that corner without
-// friction, the stuck forces at zero there) must be found, not Painleve
-// reported: the box slides straight, x'' = -mu g, and sticks after
-// v^2 / (2 mu g), whichever axis it slides along.
-TEST(ContactFriction, ABoxSlidingFlatOnFourRoughCornersDeceleratesAtMuGAndSticks) {
-  constexpr const char* kSlidingBox = R"(ictus: 1
-name: box sliding flat on four rough corners
-parameters: {m: 4, mu: 0.5, vx: 0.5, vy: 0}
+// A box flat on four rough corners, event-driven: its four normal rows are
+// dependent (one is dropped), and so are its stuck tangents' hold rows. The
+// normal forces are shared out as the least-norm multipliers of those rows
+// (system_dependent_contacts.cpp): m g / 4 each at rest, and while it slides
+// the friction's moment shifts (m mu g h / (4 a)) onto the leading corners,
+// h the centre's height and a the half-length along the slide. The box
+// slides straight, s'' = -mu g, and sticks after v^2 / (2 mu g).
+constexpr const char* kFlatBox = R"(ictus: 1
+name: box flat on four rough corners
+parameters: {m: 4, mu: 0.5, vx: 0.5, vy: 0, J: 0}
 bodies:
   box:
     mass: m
@@ -653,34 +652,81 @@ shapes:
   floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
 contacts:
   floor: {type: shapes, between: [ground, box], restitution: 0.5, friction: mu}
+events:
+  kick:
+    when: t >= 0.1
+    do: {impulse: {on: box, linear: [0, J, 0]}}
+    once: true
 gravity: [0, 0, -9.81]
-simulate: {until: 0.3, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+simulate: {until: 0.35, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
 )";
-  const double v = 0.5, mu = 0.5, t_stop = v / (mu * kG), travel = v * v / (2.0 * mu * kG);
+
+const std::vector<std::string> kFlatBoxChannels = {
+    "box.x",           "box.y",           "box.z",         "box.vx",          "box.vy",
+    "box.bryant_x",    "box.bryant_y",    "box.bryant_z",  "floor.p0.normal", "floor.p1.normal",
+    "floor.p2.normal", "floor.p3.normal", "energy.balance"};
+
+// Checks the flat box of kFlatBox sliding from t0 at speed v along `along`
+// (sign the direction): the closed-form motion, no rotation, the corners'
+// normal forces (the lower corners p0..p3 at (-+a, -b), (-+a, +b) in the
+// box: `leading` those ahead), and the stick when it stops.
+void expect_flat_box_slides_and_sticks(const test::RecordedRun& r, double t0, double v,
+                                       const std::string& along, const std::string& velocity,
+                                       double sign, double half_length,
+                                       const std::array<bool, 4>& leading) {
+  const double m = 4.0, mu = 0.5, h = 0.1;
+  const double t_stop = t0 + v / (mu * kG), travel = v * v / (2.0 * mu * kG);
+  const double share = m * kG / 4.0, shift = m * mu * kG * h / (4.0 * half_length);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = std::clamp(r.t[k], t0, t_stop) - t0;
+    EXPECT_NEAR(r[along][k], sign * (v * t - 0.5 * mu * kG * t * t), 1e-9) << r.t[k];
+    // at the kick and the stop a sample on either side of the instant
+    const bool at_instant = std::abs(r.t[k] - t0) < 1e-9 || std::abs(r.t[k] - t_stop) < 1e-9;
+    if (!at_instant) {
+      EXPECT_NEAR(r[velocity][k], r.t[k] < t0 ? 0.0 : sign * (v - mu * kG * t), 1e-9) << r.t[k];
+    }
+    EXPECT_NEAR(r["box.z"][k], 0.1, 1e-9);
+    for (const char* angle : {"box.bryant_x", "box.bryant_y", "box.bryant_z"})
+      EXPECT_NEAR(r[angle][k], 0.0, 1e-12) << angle << " " << r.t[k];
+    if (r.t[k] == 0.0 || at_instant) continue;  // nor at the start (its closing forces)
+    const double d = r.t[k] > t0 && r.t[k] < t_stop ? shift : 0.0;
+    for (std::size_t c = 0; c < 4; ++c)
+      EXPECT_NEAR(r[fmt::format("floor.p{}.normal", c)][k], leading[c] ? share + d : share - d,
+                  1e-9)
+          << r.t[k] << " corner " << c;
+  }
+  EXPECT_NEAR(r.final(along), sign * travel, 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  bool stuck = false;  // the sliding axis's tangents stick when the box stops
+  for (const EventRecord& e : r.events)
+    stuck = stuck || (e.kind == "stick" && std::abs(e.t - t_stop) < 1e-9);
+  EXPECT_TRUE(stuck);
+}
+
+TEST(ContactFriction, ABoxSlidingFlatOnFourRoughCornersDeceleratesAtMuGAndSticks) {
   for (const bool along_x : {true, false}) {
     const test::RecordedRun r = test::run_and_record(
-        parse_model(kSlidingBox, "sliding box",
+        parse_model(kFlatBox, "sliding box",
                     {{"vx", along_x ? "0.5" : "0"}, {"vy", along_x ? "0" : "-0.5"}}),
-        {"box.x", "box.y", "box.z", "box.vx", "box.vy", "box.bryant_x", "box.bryant_y",
-         "box.bryant_z", "energy.balance"});
-    const std::string along = along_x ? "box.x" : "box.y";
-    const std::string velocity = along_x ? "box.vx" : "box.vy";
-    const double sign = along_x ? 1.0 : -1.0;
-    for (std::size_t k = 0; k < r.t.size(); ++k) {
-      const double t = std::min(r.t[k], t_stop);
-      EXPECT_NEAR(r[along][k], sign * (v * t - 0.5 * mu * kG * t * t), 1e-9) << r.t[k];
-      EXPECT_NEAR(r[velocity][k], sign * (v - mu * kG * t), 1e-9) << r.t[k];
-      EXPECT_NEAR(r["box.z"][k], 0.1, 1e-9);
-      for (const char* angle : {"box.bryant_x", "box.bryant_y", "box.bryant_z"})
-        EXPECT_NEAR(r[angle][k], 0.0, 1e-12) << angle << " " << r.t[k];
-    }
-    EXPECT_NEAR(r.final(along), sign * travel, 1e-9);
-    EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
-    bool stuck = false;  // the sliding axis's tangents stick when the box stops
-    for (const EventRecord& e : r.events)
-      stuck = stuck || (e.kind == "stick" && std::abs(e.t - t_stop) < 1e-9);
-    EXPECT_TRUE(stuck);
+        kFlatBoxChannels);
+    // ahead: +x (p1, p3) or -y (p0, p1)
+    expect_flat_box_slides_and_sticks(r, 0.0, 0.5, along_x ? "box.x" : "box.y",
+                                      along_x ? "box.vx" : "box.vy", along_x ? 1.0 : -1.0,
+                                      along_x ? 0.2 : 0.15,
+                                      along_x ? std::array<bool, 4>{false, true, false, true}
+                                              : std::array<bool, 4>{true, true, false, false});
   }
+}
+
+// The same box at rest, kicked sideways (an impulse event at 0.1 s): before,
+// the particular normal forces left a corner pulling, its slipping tangent
+// pulled the wrong way, and the box turned and stopped early, silently.
+TEST(ContactFriction, AKickedBoxRestingFlatOnFourRoughCornersSlidesStraightAndSticks) {
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(kFlatBox, "kicked box", {{"vx", "0"}, {"J", "2"}}), kFlatBoxChannels);
+  expect_flat_box_slides_and_sticks(r, 0.1, 0.5, "box.y", "box.vy", 1.0, 0.15,
+                                    {false, false, true, true});  // ahead: +y
+  EXPECT_NEAR(r.final("box.x"), 0.0, 1e-12);
 }
 
 }  // namespace
