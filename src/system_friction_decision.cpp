@@ -582,6 +582,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
             mode[static_cast<std::size_t>(i)] = negative ? kSlipNegative : kSlipPositive;
           }
           if (repeated) continue;
+          if (slipping > 30) return false;  // 2^slipping sides: over the budget in any case
           trials += (1L << slipping) * cost;
           if (trials > kTrialBudget) return false;
           for (int sides = 0; sides < (1 << slipping); ++sides) {

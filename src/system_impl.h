@@ -21,6 +21,7 @@
 #include "compiled_expression.h"
 #include "constraint_jacobian.h"
 #include "constraint_rank.h"
+#include "coupled_slip.h"
 #include "ictus/compiled_model.h"
 #include "ictus/error.h"
 #include "ictus/system.h"
@@ -453,6 +454,10 @@ struct System::Impl {
   std::vector<std::array<int, 2>> side_friction;
   FrictionJoint* friction_joint_of_stick_slip(int k);
   std::vector<FrictionJoint> friction_joints;
+  // the slip solve's workspace, sized for every friction element at the build
+  std::vector<FrictionJoint*> slip_set;
+  std::vector<double> slip_force;
+  internal::CoupledSlip coupled_slip;
   std::vector<BodyLoad> unit_loads;
   VecX unit_zero_rhs;  // the KKT route's right-hand side of a unit response
 

@@ -20,7 +20,6 @@
 // are tried first.
 #include <fmt/format.h>
 
-#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -35,11 +34,10 @@ namespace ictus {
 namespace {
 
 // frictional joints: the sides of their normal forces (one solve when the
-// solution is provably unique, else enumeration of the 2^k sides); with the
+// solution is provably unique, else enumeration of the 2^k sides); the
 // contact points' friction elements (two per point, whose normal force has
-// one sign), fixed-size matrices
+// one sign) are not enumerated, and their number is not bounded
 constexpr int kMaxFrictionJoints = 16;
-constexpr int kMaxFrictionElements = 16;
 // Several slipping joints: a transverse reaction counts as on its line while
 // the part off it is below this fraction of its size. N = |y| then errs by
 // (off/y)^2 / 2 <= 5e-13 relative; a state perturbed out of a planar
@@ -171,14 +169,10 @@ void System::Impl::build_joint_friction() {
                                    "solved by enumerating the sides of their normal forces)",
                                    kMaxFrictionJoints));
   }
-  if (friction_joints.size() > static_cast<std::size_t>(kMaxFrictionElements)) {
-    const ForceElement& last = *forces[static_cast<std::size_t>(friction_joints.back().force)];
-    throw ModelError(last.where(), last.element_label(),
-                     fmt::format("at most {} friction elements (a joint's friction, or two per "
-                                 "contact point: a box on a plane has 8 points) may be in one "
-                                 "model; this one has {}",
-                                 kMaxFrictionElements, friction_joints.size()));
-  }
+  const std::size_t elements = friction_joints.size();
+  slip_set.assign(elements, nullptr);
+  slip_force.assign(elements, 0.0);
+  coupled_slip.reserve(static_cast<int>(elements));
   unit_loads.assign(static_cast<std::size_t>(n), BodyLoad{});
 }
 
@@ -319,7 +313,6 @@ void System::Impl::solve_joint_friction() {
   };
   // 1. without the slip friction: each joint's transverse reaction, q'' and
   //    their response to a unit friction force of the slipping ones
-  int slipping = 0;
   for (FrictionJoint& fj : friction_joints) {
     ReactionFriction& e = element_of(*this, fj);
     fj.unit_valid = false;
@@ -342,19 +335,15 @@ void System::Impl::solve_joint_friction() {
     fj.acc = coordinate_acceleration(fj, accelerations, true);
     // an open contact's tangent has no normal force: no friction to solve
     const bool pressed = fj.contact_side < 0 || contact_row(fj.contact_side) >= 0;
-    if (e.mode() != kStick && pressed) {
-      unit_friction_response(fj);
-      ++slipping;
-    }
+    if (e.mode() != kStick && pressed) unit_friction_response(fj);
   }
   // 2. the friction forces of the slipping joints
-  std::array<double, kMaxFrictionElements> force{};
-  std::array<FrictionJoint*, kMaxFrictionElements> slip{};
   int count = 0;
   for (FrictionJoint& fj : friction_joints)
-    if (fj.unit_valid) slip[static_cast<std::size_t>(count++)] = &fj;
+    if (fj.unit_valid) slip_set[static_cast<std::size_t>(count++)] = &fj;
+  auto slip = [&](int i) -> FrictionJoint& { return *slip_set[static_cast<std::size_t>(i)]; };
   if (count == 1) {
-    FrictionJoint& fj = *slip[0];
+    FrictionJoint& fj = slip(0);
     const ReactionFriction& e = element_of(*this, fj);
     const double mu = e.kinetic_lever();
     double normal = 0.0;
@@ -363,35 +352,32 @@ void System::Impl::solve_joint_friction() {
             ? contact_slip_normal(fj.transverse.x(), fj.unit_transverse.x(), mu, e.mode(), &normal)
             : slip_normal(fj.transverse, fj.unit_transverse, mu, e.mode(), &normal);
     if (roots != 1) painleve(t, site_label(*this, fj), roots, mu * fj.unit_transverse.norm());
-    force[0] = -e.mode() * mu * normal;
+    slip_force[0] = -e.mode() * mu * normal;
   } else if (count > 1) {
-    // several: N_i = |y_i| with y_i = e_i . f_i on a line e_i per joint; enumerate the sides
-    using MatK = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxFrictionElements,
-                               kMaxFrictionElements>;
-    using VecK = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxFrictionElements, 1>;
-    MatK T(count, count);
-    VecK y0(count);
-    VecK lever(count);
+    // several: N_i = |y_i| with y_i = e_i . f_i on a line e_i per joint (coupled_slip.h)
+    internal::CoupledSlip& set = coupled_slip;
+    set.start(count);
     for (int i = 0; i < count; ++i) {
-      FrictionJoint& fi = *slip[static_cast<std::size_t>(i)];
+      FrictionJoint& fi = slip(i);
       const ReactionFriction& ei = element_of(*this, fi);
-      lever(i) = -ei.mode() * ei.kinetic_lever();
       Vec3 line = fi.transverse;
       double scale = line.norm();
       for (int j = 0; j < count; ++j) {
-        const Vec3 tij = friction_normal(fi, slip[static_cast<std::size_t>(j)]->unit_mult);
+        const Vec3 tij = friction_normal(fi, slip(j).unit_mult);
         if (tij.norm() > line.norm()) line = tij;
         scale = std::max(scale, tij.norm());
       }
       // no transverse reaction at all; a contact's normal force is its x entry
       if (!(line.norm() > 0.0) || fi.contact_side >= 0) line = Vec3::UnitX();
       line.normalize();
-      y0(i) = line.dot(fi.transverse);
-      bool on_line = (fi.transverse - y0(i) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+      const double y0 = line.dot(fi.transverse);
+      set.set_element(i, y0, -ei.mode() * ei.kinetic_lever(), fi.contact_side < 0);
+      bool on_line = (fi.transverse - y0 * line).norm() <= kOffLine * std::max(scale, 1e-300);
       for (int j = 0; j < count; ++j) {
-        const Vec3 tij = friction_normal(fi, slip[static_cast<std::size_t>(j)]->unit_mult);
-        T(i, j) = line.dot(tij);
-        on_line = on_line && (tij - T(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+        const Vec3 tij = friction_normal(fi, slip(j).unit_mult);
+        set.set_response(i, j, line.dot(tij));
+        on_line = on_line &&
+                  (tij - set.response(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
       }
       if (!on_line)
         throw SimulationError(
@@ -400,71 +386,22 @@ void System::Impl::solve_joint_friction() {
                            "ictus solves coupled joint friction for planar reactions only",
                            site_label(*this, fi)));
     }
-    // F_i = lever_i sigma_i y_i with sigma_i = sgn(y_i), y = y0 + T F; a
-    // contact's normal force is signed (sigma_i = 1, F_i = lever_i N_i)
-    int found = 0;
-    double determinant = 0.0;
-    VecK solution(count);
-    std::array<int, kMaxFrictionElements> joint_index{};  // the enumerated (joints)
-    int joint_count = 0;
-    for (int i = 0; i < count; ++i)
-      if (slip[static_cast<std::size_t>(i)]->contact_side < 0)
-        joint_index[static_cast<std::size_t>(joint_count++)] = i;
-    // y = y0 + T G |y| (G = diag(lever), |y_i| read as y_i for a contact) is
-    // a contraction in the max norm while max_i sum_j |T_ij lever_j| < 1:
-    // then it has exactly one solution (Banach), which is also the only
-    // consistent side pattern, and det(I - G T) > 0. The pattern of y0 (the
-    // normal forces without friction) is tried first; it is the solution's
-    // unless friction turns a normal force over. The stack of guides has
-    // T = 0 and sixteen joints: one solve instead of 2^16.
-    double contraction = 0.0;
-    for (int i = 0; i < count; ++i) {
-      double row = 0.0;
-      for (int j = 0; j < count; ++j) row += std::abs(T(i, j) * lever(j));
-      contraction = std::max(contraction, row);
-    }
-    const bool unique = contraction < 1.0;
-    int first_pattern = 0;
-    if (unique)
-      for (int b = 0; b < joint_count; ++b)
-        if (y0(joint_index[static_cast<std::size_t>(b)]) < 0.0) first_pattern |= 1 << b;
-    for (int trial = 0; trial < (1 << joint_count); ++trial) {
-      // the first pattern, then the others in order (trial 0 and the first swap places)
-      const int pattern = trial == 0 ? first_pattern : trial == first_pattern ? 0 : trial;
-      VecK sigma = VecK::Ones(count);
-      for (int b = 0; b < joint_count; ++b)
-        if ((pattern >> b & 1) != 0) sigma(joint_index[static_cast<std::size_t>(b)]) = -1.0;
-      const VecK g = lever.cwiseProduct(sigma);
-      MatK A = MatK::Identity(count, count) - g.asDiagonal() * T;
-      const Eigen::FullPivLU<MatK> lu(A);
-      const VecK F = lu.solve(VecK(g.cwiseProduct(y0)));
-      const VecK reaction = y0 + T * F;
-      // with contacts (normal forces of one sign), a singular system has
-      // none or infinitely many solutions (Painleve)
-      bool consistent = F.allFinite() && (joint_count == count || lu.isInvertible());
-      for (int i = 0; i < count && consistent; ++i)
-        consistent = slip[static_cast<std::size_t>(i)]->contact_side >= 0 ||
-                     sigma(i) * reaction(i) >= -1e-12 * (std::abs(y0(i)) + 1e-300);
-      if (!consistent) continue;
-      if (found > 0 && (F - solution).norm() <= 1e-9 * (1.0 + solution.norm())) continue;
-      solution = F;
-      determinant = lu.determinant();
-      ++found;
-      if (unique) break;
-    }
+    const internal::CoupledSlip::Result solved = set.solve();
+    bool contacts = false;
+    for (int i = 0; i < count; ++i) contacts = contacts || slip(i).contact_side >= 0;
     // the sites of the slipping elements that press (a contact point's two
     // tangents once; an open contact has no friction)
     auto sites = [&]() {
       std::string out;
       for (int i = 0; i < count; ++i) {
-        const FrictionJoint& fi = *slip[static_cast<std::size_t>(i)];
+        const FrictionJoint& fi = slip(i);
         if (fi.contact_side >= 0 && contact_row(fi.contact_side) < 0) continue;
         const std::string label = site_label(*this, fi);
         if (out.find(label) == std::string::npos) out += (out.empty() ? "" : ", ") + label;
       }
       return out;
     };
-    if (found != 1) painleve(t, sites(), found, std::nan(""));
+    if (solved.found != 1) painleve(t, sites(), solved.found, std::nan(""));
     // with contacts (normal forces of one sign) the slipping problem is
     // well posed only while N = (I - G T)^-1 y0 grows with what presses the
     // points: det(I - G T) > 0, the several-point form of 1 + s mu t > 0 of
@@ -473,7 +410,7 @@ void System::Impl::solve_joint_friction() {
     // solution), or both would do (several): Painleve
     // det(I - G T) <= 0 is a condition for every load: this instant may
     // still have one solution, the current one (contact_friction_solutions.h)
-    if (joint_count < count && !(determinant > 0.0)) {
+    if (contacts && !(solved.determinant > 0.0)) {
       const internal::ContactFrictionSolutions at_instant =
           internal::count_contact_friction_solutions(*this);
       if (!(at_instant.counted && at_instant.consistent == 1 &&
@@ -484,14 +421,14 @@ void System::Impl::solve_joint_friction() {
                            "normal forces would fall as what presses the points grows{}; "
                            "Painleve's paradox); the rigid model does not determine the motion. "
                            "Lower mu, or model the contacts' compliance",
-                           sites(), determinant, instant_count_text(at_instant)));
+                           sites(), solved.determinant, instant_count_text(at_instant)));
     }
-    for (int i = 0; i < count; ++i) force[static_cast<std::size_t>(i)] = solution(i);
+    for (int i = 0; i < count; ++i) slip_force[static_cast<std::size_t>(i)] = set.force(i);
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
   for (int i = 0; i < count; ++i) {
-    const FrictionJoint& fj = *slip[static_cast<std::size_t>(i)];
-    const double F = force[static_cast<std::size_t>(i)];
+    const FrictionJoint& fj = slip(i);
+    const double F = slip_force[static_cast<std::size_t>(i)];
     for (int b = 0; b < n; ++b)
       accelerations[static_cast<std::size_t>(b)] += F * fj.unit_acc[static_cast<std::size_t>(b)];
     multipliers += F * fj.unit_mult;
@@ -511,7 +448,7 @@ void System::Impl::solve_joint_friction() {
     fj.acc = coordinate_acceleration(fj, accelerations, true);
     double F = 0.0;
     for (int i = 0; i < count; ++i)
-      if (slip[static_cast<std::size_t>(i)] == &fj) F = force[static_cast<std::size_t>(i)];
+      if (&slip(i) == &fj) F = slip_force[static_cast<std::size_t>(i)];
     if (e.mode() == kStick && fj.ball) {
       F = ball_hold_moment(fj).norm();  // a ball's holding moment has a direction, not a sign
     } else if (e.mode() == kStick) {
