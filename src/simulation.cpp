@@ -241,8 +241,11 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
                                    : ImpulseResult{};
   for (const int k : reopened) system_.set_contact_closed(k, true);
   if (!stuck.empty()) system_.evaluate(t, y, Stage::kKinematics);
+  // (not a stuck joint the impact itself set slipping)
   for (const int k : stuck)
-    if (system_.stick_slip_element(k).mode() != kStick) system_.set_stick_slip_mode(k, kStick);
+    if (system_.stick_slip_element(k).mode() != kStick &&
+        std::find(impact.let_go.begin(), impact.let_go.end(), k) == impact.let_go.end())
+      system_.set_stick_slip_mode(k, kStick);
   if (!impact.impulses.empty() || !external.empty()) {
     std::string list;
     for (std::size_t k = 0; k < impact.impulses.size(); ++k)

@@ -383,7 +383,11 @@ double System::velocity_violation(double t, const VecX& y) {
 
 ImpulseResult System::apply_impact(double t, VecX& y, std::span<const ExternalImpulse> external,
                                    bool impulsive_closure) {
-  return impl_->impact(t, y, external, impulsive_closure);
+  ImpulseResult result = impl_->impact(t, y, external, impulsive_closure);
+  // a stuck joint the impact set slipping lets go; ElementSwitching::wake
+  // then logs the slip, in the direction it moves
+  for (const int k : result.let_go) set_stick_slip_mode(k, kSlipPositive);
+  return result;
 }
 
 bool System::constraints_closing() const {
@@ -422,9 +426,15 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   const std::size_t m = rows.size();
   std::vector<char> excluded(dropped.begin(), dropped.end());
   VecX& p = newton_buffer;
+  // an impulse from outside or a constraint closing (not only a stick's hold
+  // row): the stuck joints' friction is bounded (impact_joint_friction)
+  bool bounds_stuck_joints = !external.empty();
   for (std::size_t r = 0; r < m; ++r) {
     const int i = row_info[r].instance;
     const bool closing = newly_active[static_cast<std::size_t>(i)] != 0;
+    const int driver = instances[static_cast<std::size_t>(i)].driver;
+    if (closing && (driver < 0 || drivers[static_cast<std::size_t>(driver)].hold_force < 0))
+      bounds_stuck_joints = true;
     const double relative = row_rate(static_cast<int>(r)) - rows[r].target;
     double target = rows[r].target;
     if (closing) {
@@ -447,10 +457,15 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   solver.assemble(rows, inverse_mass, excluded);
   if (m > 0 && !solver.factorize())
     throw SimulationError(time, "the constraint set of the impact is singular");
+  const VecX u_before =
+      bounds_stuck_joints && !friction_joints.empty() ? VecX(layout.velocities(state)) : VecX();
   solver.solve_in_place(p);
   result.condition_estimate = solver.pivot_spread(excluded);
   add_correction(D, p, inverse_mass, excluded, layout.velocities(state));
   compute_kinematics(time, state);
+  // a stuck joint whose friction gives way lets its hold row go
+  const int released_hold =
+      u_before.size() > 0 ? impact_joint_friction(time, state, u_before, excluded, p, result) : -1;
 
   // every row, the eliminated dependent ones included, must now hold
   double scale = 1.0;
@@ -458,7 +473,8 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     scale = std::max(scale, layout.body_velocity(state, b).cwiseAbs().maxCoeff());
   for (std::size_t r = 0; r < m; ++r) {
     const bool closing = newly_active[static_cast<std::size_t>(row_info[r].instance)] != 0;
-    if (!impulsive_closure && closing) continue;  // left to the stabilisation
+    if (!impulsive_closure && closing) continue;         // left to the stabilisation
+    if (static_cast<int>(r) == released_hold) continue;  // it slips
     const double residual = row_rate(static_cast<int>(r)) - rhs(static_cast<Eigen::Index>(r));
     if (std::abs(residual) > 1e-8 * std::max(scale, std::abs(rhs(static_cast<Eigen::Index>(r)))))
       throw SimulationError(

@@ -395,6 +395,20 @@ struct System::Impl {
   /// every frictional joint. Called at the end of solve_dynamics.
   void solve_joint_friction();
   void unit_friction_response(FrictionJoint& fj);
+  /// The body accelerations (velocity changes) and multipliers (impulses)
+  /// for the loads in unit_loads, through `solver` as assembled with the
+  /// rows `excluded` left out.
+  void respond_to_unit_loads(const std::vector<char>& excluded, std::vector<Vec6>& acc, VecX& mult);
+  /// A stuck frictional joint (not a ball) whose hold row takes part in the
+  /// impact being solved, and was on before it.
+  bool holds_through_impact(const FrictionJoint& fj, const std::vector<char>& excluded) const;
+  /// Coulomb's law at the impulse level on the stuck joints, after the
+  /// impact's solve (`p`, the state's velocities; u_before those before the
+  /// constraint impulses): a joint whose hold impulse exceeds mu_s |P_N|
+  /// slips through the impact (system_joint_friction.cpp). Returns its hold
+  /// row, now excluded, or -1.
+  int impact_joint_friction(double time, VecX& state, const VecX& u_before,
+                            std::vector<char>& excluded, VecX& p, ImpulseResult& result);
   /// The body accelerations and multipliers per unit load: the element's own
   /// (moment_W null) or a moment moment_W on the follower, minus it on the base.
   void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,

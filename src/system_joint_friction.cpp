@@ -20,6 +20,7 @@
 // are tried first.
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -248,25 +249,31 @@ void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
             unit_zero_rhs, dropped, acc, mult))
       throw SimulationError(t, kMassesOutOfRange);
   } else {
-    for (int b = 0; b < n; ++b) {
-      const auto i = static_cast<std::size_t>(b);
-      acc[i].head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
-      acc[i].tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
-    }
-    for (Eigen::Index r = 0; r < m; ++r)
-      mult(r) = dropped[static_cast<std::size_t>(r)] != 0
-                    ? 0.0
-                    : -D.row_times(static_cast<int>(r), [&acc](BodyIndex b) -> const Vec6& {
-                        return acc[static_cast<std::size_t>(b)];
-                      });
-    solver.solve_in_place(mult);
-    for (Eigen::Index r = 0; r < m; ++r)
-      if (dropped[static_cast<std::size_t>(r)] == 0)
-        D.add_inverse_mass_transpose(
-            static_cast<int>(r), mult(r), inverse_mass,
-            [&acc](BodyIndex b) -> Vec6& { return acc[static_cast<std::size_t>(b)]; });
+    respond_to_unit_loads(dropped, acc, mult);
   }
   press_dependent_contacts(mult);  // as the dynamics' multipliers
+}
+
+void System::Impl::respond_to_unit_loads(const std::vector<char>& excluded, std::vector<Vec6>& acc,
+                                         VecX& mult) {
+  const auto m = static_cast<Eigen::Index>(rows.size());
+  for (int b = 0; b < n; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    acc[i].head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
+    acc[i].tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
+  }
+  for (Eigen::Index r = 0; r < m; ++r)
+    mult(r) = excluded[static_cast<std::size_t>(r)] != 0
+                  ? 0.0
+                  : -D.row_times(static_cast<int>(r), [&acc](BodyIndex b) -> const Vec6& {
+                      return acc[static_cast<std::size_t>(b)];
+                    });
+  solver.solve_in_place(mult);
+  for (Eigen::Index r = 0; r < m; ++r)
+    if (excluded[static_cast<std::size_t>(r)] == 0)
+      D.add_inverse_mass_transpose(
+          static_cast<int>(r), mult(r), inverse_mass,
+          [&acc](BodyIndex b) -> Vec6& { return acc[static_cast<std::size_t>(b)]; });
 }
 
 void System::Impl::unit_friction_response(FrictionJoint& fj) {
@@ -459,6 +466,149 @@ void System::Impl::solve_joint_friction() {
     e.set_solution(fj.contact_side >= 0 ? std::max(fj.transverse.x(), 0.0) : fj.transverse.norm(),
                    F);
   }
+}
+
+// --- at an impact -----------------------------------------------------------
+
+namespace {
+
+// The joint's rate along its friction (the hold row's geometry) for the body
+// velocities `velocity(b)`.
+template <class Velocity>
+double hold_rate(const System::Impl::FrictionJoint& fj, Velocity velocity) {
+  double rate = 0.0;
+  if (fj.base != kGround) rate += fj.rate_row.J_base.dot(velocity(fj.base));
+  if (fj.follower != kGround) rate += fj.rate_row.J_follower.dot(velocity(fj.follower));
+  return rate;
+}
+
+}  // namespace
+
+bool System::Impl::holds_through_impact(const FrictionJoint& fj,
+                                        const std::vector<char>& excluded) const {
+  if (fj.joint < 0 || fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0)
+    return false;
+  if (forces[static_cast<std::size_t>(fj.force)]->mode() != kStick) return false;
+  const int row = hold_row(fj.stick_slip);
+  // a hold just switched on (a stick's plastic impact) is the impact itself
+  return row >= 0 && excluded[static_cast<std::size_t>(row)] == 0 &&
+         newly_active[static_cast<std::size_t>(row_info[static_cast<std::size_t>(row)].instance)] ==
+             0;
+}
+
+// Coulomb's law at the impulse level for the stuck joints (docs/theory/
+// friction.md, "Impulses on stuck joint friction"): a stuck joint's hold row
+// takes the impulse along the joint up to mu_s times the joint's transverse
+// reaction impulse P_N. Beyond it the joint slips through the impact: the
+// impact is solved again without its hold row, plus the friction impulse
+// F = -s mu_s |P_N(F)|, P_N(F) = P_N0 + F t linear in F (seed 004's |y|
+// problem with impulses: the quadratic of slip_normal), s the side the joint
+// then moves (s v+ > 0, v+ = v0 + c F). mu_s: the joint was at rest, as for
+// a contact's stuck tangent.
+int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_before,
+                                        std::vector<char>& excluded, VecX& p,
+                                        ImpulseResult& result) {
+  if (rows.empty()) return -1;
+  const double scale = p.lpNorm<Eigen::Infinity>();
+  auto exceeds = [&](const FrictionJoint& fj) {
+    const ReactionFriction& e = element_of(*this, fj);
+    const double hold = p(hold_row(fj.stick_slip));
+    return std::abs(hold) > e.static_lever() * friction_normal(fj, p).norm() + 1e-12 * scale;
+  };
+  FrictionJoint* slips = nullptr;
+  std::string over;
+  for (FrictionJoint& fj : friction_joints)
+    if (holds_through_impact(fj, excluded) && exceeds(fj)) {
+      if (slips == nullptr) slips = &fj;
+      over += (over.empty() ? "" : ", ") + site_label(*this, fj);
+    }
+  if (slips == nullptr) return -1;
+  auto several = [&](const std::string& sites) {
+    return SimulationError(
+        time, fmt::format("{}: the impact's impulses exceed the static friction of these stuck "
+                          "joints together; ictus lets one stuck joint slip through an impact, "
+                          "not several at once",
+                          sites));
+  };
+  if (over.find(", ") != std::string::npos) throw several(over);
+  FrictionJoint& fj = *slips;
+  const ReactionFriction& e = element_of(*this, fj);
+  const int hold = hold_row(fj.stick_slip);
+  const VecX velocities_stuck = layout.velocities(state);
+  const VecX impulses_stuck = p;
+
+  // the impact without the hold row
+  layout.velocities(state) = u_before;
+  compute_kinematics(time, state);
+  excluded[static_cast<std::size_t>(hold)] = 1;
+  solver.assemble(rows, inverse_mass, excluded);
+  if (!solver.factorize())
+    throw SimulationError(time, fmt::format("{}: the impact without the joint's stuck friction "
+                                            "is singular",
+                                            site_label(*this, fj)));
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    p(static_cast<Eigen::Index>(r)) =
+        excluded[r] != 0 ? 0.0 : rhs(static_cast<Eigen::Index>(r)) - row_rate(static_cast<int>(r));
+  solver.solve_in_place(p);
+  auto velocity = [&](BodyIndex b) { return layout.body_velocity(state, b); };
+  D.add_inverse_mass_transpose(p, inverse_mass, excluded, velocity);
+  compute_kinematics(time, state);
+
+  // its rate v0 and reaction P_N0 there, and their response to a unit friction impulse
+  const DriverRuntime& d =
+      drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(fj.stick_slip)])];
+  const ConstraintContext cc{kinematics(fj.base), kinematics(fj.follower), t, MotionSample{}};
+  instances[static_cast<std::size_t>(d.instance)].constraint->evaluate(
+      cc, std::span<ConstraintRow>(&fj.rate_row, 1));
+  const ForceContext ctx(kin, t);
+  for (BodyLoad& l : unit_loads) l = BodyLoad{};
+  LoadAccumulator accumulator(unit_loads);
+  forces[static_cast<std::size_t>(fj.force)]->add_slip_load(ctx, accumulator, 1.0);
+  std::vector<Vec6>& du = fj.unit_acc;  // velocity change per unit friction impulse
+  VecX& dp = fj.unit_mult;
+  if (dp.size() != p.size()) dp.resize(p.size());
+  respond_to_unit_loads(excluded, du, dp);
+  fj.unit_valid = false;  // not the dynamics' response
+  const double v0 = hold_rate(fj, velocity);
+  const double c = hold_rate(fj, [&du](BodyIndex b) { return du[static_cast<std::size_t>(b)]; });
+  const Vec3 f0 = friction_normal(fj, p);
+  const Vec3 dn = friction_normal(fj, dp);
+  const double mu = e.static_lever();
+  std::array<double, 2> impulse{};
+  std::array<bool, 2> consistent{};
+  for (const int side : {kSlipPositive, kSlipNegative}) {
+    double normal = 0.0;
+    const int roots = slip_normal(f0, dn, mu, side, &normal);
+    if (roots != 1) painleve(time, site_label(*this, fj), roots, mu * dn.norm());
+    const auto i = static_cast<std::size_t>(side > 0 ? 0 : 1);
+    impulse[i] = -side * mu * normal;
+    consistent[i] = side * (v0 + c * impulse[i]) > 0.0;
+  }
+  if (consistent[0] && consistent[1])
+    throw SimulationError(
+        time, fmt::format("{}: in the impact both slip directions are consistent with Coulomb "
+                          "friction; the rigid model does not determine the motion (Painleve)",
+                          site_label(*this, fj)));
+  if (!consistent[0] && !consistent[1]) {
+    // the friction impulse of either slip stops it: it holds after all
+    layout.velocities(state) = velocities_stuck;
+    p = impulses_stuck;
+    excluded[static_cast<std::size_t>(hold)] = 0;
+    compute_kinematics(time, state);
+    return -1;
+  }
+  const double F = consistent[0] ? impulse[0] : impulse[1];
+  p += F * dp;
+  for (int b = 0; b < n; ++b) velocity(b) += F * du[static_cast<std::size_t>(b)];
+  compute_kinematics(time, state);
+  result.let_go.push_back(fj.stick_slip);
+  // the other stuck joints' holds, with this one slipping
+  std::string now;
+  for (FrictionJoint& other : friction_joints)
+    if (&other != &fj && holds_through_impact(other, excluded) && exceeds(other))
+      now += (now.empty() ? "" : ", ") + site_label(*this, other);
+  if (!now.empty()) throw several(site_label(*this, fj) + ", " + now);
+  return hold;
 }
 
 // --- the System's interface -----------------------------------------------

@@ -68,6 +68,9 @@ struct ImpulseResult {
   std::vector<double> impulses;           ///< per row [N s or N m s]
   std::vector<std::string> closing_rows;  ///< rows that closed in this impact
   std::vector<std::string> released;      ///< elements released after a non-plastic impact
+  /// Stick/slip elements (indices) of stuck joints whose static friction the
+  /// impulses exceeded: they slip from the impact on.
+  std::vector<int> let_go;
   /// Joints whose impulses are not unique (dependent rows were eliminated;
   /// the post-impact velocities are unique all the same).
   std::vector<std::string> non_unique;
