@@ -733,30 +733,13 @@ TEST(ContactFriction, AKickedBoxRestingFlatOnFourRoughCornersSlidesStraightAndSt
   EXPECT_NEAR(r.final("box.x"), 0.0, 1e-12);
 }
 
-// Three such boxes on one rough floor, sliding at once along x, -y and x at
-// 0.5, 0.4 and 0.3 m/s: 48 friction elements (two per corner of each box),
-// 24 slipping together at first (each box's four lower corners), then 16
-// and 8 as the boxes stop. Before, a model was limited to 16 friction
-// elements, one box on a plane. Each box follows its closed form alone.
-constexpr const char* kThreeFlatBoxes = R"(ictus: 1
-name: three boxes flat on a rough floor
-parameters: {m: 4, mu: 0.5}
-bodies:
-  box_a: {mass: m, inertia: [0.05, 0.06, 0.07], position: [0, 0, 0.1], velocity: [0.5, 0, 0]}
-  box_b: {mass: m, inertia: [0.05, 0.06, 0.07], position: [1, 0, 0.1], velocity: [0, -0.4, 0]}
-  box_c: {mass: m, inertia: [0.05, 0.06, 0.07], position: [0, -1, 0.1], velocity: [0.3, 0, 0]}
-shapes:
-  a_box: {body: box_a, type: box, size: [0.4, 0.3, 0.2]}
-  b_box: {body: box_b, type: box, size: [0.4, 0.3, 0.2]}
-  c_box: {body: box_c, type: box, size: [0.4, 0.3, 0.2]}
-  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
-contacts:
-  floor_a: {type: shapes, between: [ground, box_a], friction: mu}
-  floor_b: {type: shapes, between: [ground, box_b], friction: mu}
-  floor_c: {type: shapes, between: [ground, box_c], friction: mu}
-gravity: [0, 0, -9.81]
-simulate: {until: 0.15, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
-)";
+// Three such boxes on one rough floor (tests/models/three_flat_boxes.yaml),
+// sliding at once along x, -y and x at 0.5, 0.4 and 0.3 m/s: 48 friction
+// elements (two per corner of each box), 24 slipping together at first
+// (each box's four lower corners), then 16 and 8 as the boxes stop. Before,
+// a model was limited to 16 friction elements, one box on a plane. Each box
+// follows its closed form alone.
+constexpr const char* kThreeFlatBoxes = "tests/models/three_flat_boxes.yaml";
 
 TEST(ContactFriction, ThreeBoxesSlidingFlatOnOneRoughFloorEachFollowTheirClosedForm) {
   std::vector<std::string> channels = {"energy.balance"};
@@ -766,7 +749,7 @@ TEST(ContactFriction, ThreeBoxesSlidingFlatOnOneRoughFloorEachFollowTheirClosedF
     for (int p = 0; p < 4; ++p) channels.push_back(fmt::format("floor_{}.p{}.normal", box, p));
   }
   const test::RecordedRun r =
-      test::run_and_record(parse_model(kThreeFlatBoxes, "three boxes"), channels);
+      test::run_and_record(load_model(test::source_path(kThreeFlatBoxes)), channels);
   // ahead: +x (p1, p3) or -y (p0, p1)
   expect_flat_box_slides_and_sticks(r, 0.0, 0.5, "box_a.x", "box_a.vx", 1.0, 0.2,
                                     {false, true, false, true}, "box_a", "floor_a");
@@ -901,7 +884,7 @@ simulate: {integrator: moreau_jean, step: 1e-3, until: 0.4, output_step: 0.01}
 // could have 16) with the pyramid in the step's problem: each stops where
 // its closed form says, to O(h).
 TEST(ContactFrictionMoreauJean, ThreeBoxesSlidingFlatOnOneRoughFloorStopWhereTheirClosedFormsSay) {
-  Model model = parse_model(kThreeFlatBoxes, "three boxes");
+  Model model = load_model(test::source_path(kThreeFlatBoxes));
   IntegratorSettings& in = model.settings().integrator;
   in.name = "moreau_jean";
   in.step = 1e-3;

@@ -407,24 +407,9 @@ simulate: {until: 0.09, output_step: 0.001, rtol: 1e-10, atol: 1e-12}
 // slipping contact tangents solved together (the workspace of
 // src/coupled_slip.h, padded to 32, made when the model is built).
 TEST(StepLoopAllocation, ThreeBoxesSlidingFlatOnOneRoughFloor) {
-  Model model = parse_model(R"(
-gravity: [0, 0, -9.81]
-bodies:
-  box_a: {mass: 4, inertia: [0.05, 0.06, 0.07], position: [0, 0, 0.1], velocity: [0.5, 0, 0]}
-  box_b: {mass: 4, inertia: [0.05, 0.06, 0.07], position: [1, 0, 0.1], velocity: [0, -0.4, 0]}
-  box_c: {mass: 4, inertia: [0.05, 0.06, 0.07], position: [0, -1, 0.1], velocity: [0.3, 0, 0]}
-shapes:
-  a_box: {body: box_a, type: box, size: [0.4, 0.3, 0.2]}
-  b_box: {body: box_b, type: box, size: [0.4, 0.3, 0.2]}
-  c_box: {body: box_c, type: box, size: [0.4, 0.3, 0.2]}
-  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
-contacts:
-  floor_a: {type: shapes, between: [ground, box_a], friction: 0.5}
-  floor_b: {type: shapes, between: [ground, box_b], friction: 0.5}
-  floor_c: {type: shapes, between: [ground, box_c], friction: 0.5}
-simulate: {until: 0.055, output_step: 0.001, rtol: 1e-10, atol: 1e-12}
-)",
-                            "boxes.yaml");
+  Model model = load_model(test::source_path("tests/models/three_flat_boxes.yaml"));
+  model.settings().until = 0.055;  // box c stops at 0.061 s
+  model.settings().output_step = 0.001;
   long steps = 0;
   EXPECT_EQ(allocations_during_run(model, &steps, 0.01), 0);
   EXPECT_GT(steps, 2);

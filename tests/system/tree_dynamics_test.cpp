@@ -29,7 +29,8 @@ bool sparse_only(const std::string& name) {
        {"examples/disk_slider", "examples/incline_block", "examples/pushed_block",
         "tests/models/ball_friction_pendulum", "tests/models/ball_friction_spherical_pendulum",
         "tests/models/ball_friction_spin", "tests/models/ladder_friction",
-        "tests/models/pin_friction_pendulum", "tests/models/stacked_blocks_friction"})
+        "tests/models/pin_friction_pendulum", "tests/models/stacked_blocks_friction",
+        "tests/models/three_flat_boxes"})
     if (name == friction) return true;
   return false;
 }
