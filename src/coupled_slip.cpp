@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace ictus::internal {
@@ -17,11 +18,12 @@ Eigen::Index padded_size(int count) {
 }  // namespace
 
 // The decomposition of a set of `count` elements is made at the size
-// P = bit_ceil(count), the matrix padded with the identity: block diagonal,
-// so full pivoting leaves the set's block as it would be alone (the padding's
-// pivots are exact ones with zeros beside them) and the padding's forces are
-// exactly zero. One decomposition per power of two, all made here, so no set
-// size allocates; they take at most 8/3 (2 capacity)^2 numbers.
+// P = bit_ceil(count), the matrix padded with s I (s a power of two):
+// block diagonal, so full pivoting leaves the set's block as it would be
+// alone (the padding's pivots have zeros beside them), the padding's forces
+// are exactly zero and the determinant is the set's times s^(P - count). One decomposition per
+// power of two, all made here, so no set size allocates; they take at most 8/3 (2 capacity)^2
+// numbers.
 void CoupledSlip::reserve(int capacity) {
   const auto k = static_cast<Eigen::Index>(capacity);
   const Eigen::Index padded = padded_size(capacity);
@@ -109,8 +111,17 @@ CoupledSlip::Result CoupledSlip::solve() {
     g = lever;
     for (int b = 0; b < joints; ++b)
       if ((pattern >> b & 1) != 0) g(joint_index_[static_cast<std::size_t>(b)]) *= -1.0;
-    A.setIdentity();
+    A.setZero();
+    A.topLeftCorner(n, n).setIdentity();
     A.topLeftCorner(n, n).noalias() -= g.asDiagonal() * T;
+    // the padding s I, s a power of two at most the set's largest entry:
+    // the set's pivots come first (ties: they come first in the scan) and
+    // the rank threshold is the set's own (eps n of its largest pivot)
+    int exponent = 0;
+    const double largest = A.topLeftCorner(n, n).cwiseAbs().maxCoeff();
+    if (largest > 0.0 && std::isfinite(largest)) exponent = std::ilogb(largest);
+    A.diagonal().tail(padded - n).setConstant(std::ldexp(1.0, exponent));
+    lu.setThreshold(std::numeric_limits<double>::epsilon() * static_cast<double>(n));
     lu.compute(A);
     rhs_.head(n) = g.cwiseProduct(y0);
     solve_with(lu);
@@ -127,7 +138,7 @@ CoupledSlip::Result CoupledSlip::solve() {
     if (!consistent) continue;
     if (result.found > 0 && (F - solution).norm() <= 1e-9 * (1.0 + solution.norm())) continue;
     solution = F;
-    result.determinant = lu.determinant();
+    result.determinant = std::ldexp(lu.determinant(), -exponent * static_cast<int>(padded - n));
     if (++result.found == 2 || unique) break;
   }
   return result;

@@ -244,7 +244,8 @@ bool Simulation::apply_actions(double t, VecX& y, const std::vector<const EventS
   // (not a stuck joint the impact itself set slipping)
   for (const int k : stuck)
     if (system_.stick_slip_element(k).mode() != kStick &&
-        std::find(impact.let_go.begin(), impact.let_go.end(), k) == impact.let_go.end())
+        std::none_of(impact.let_go.begin(), impact.let_go.end(),
+                     [k](const std::pair<int, int>& g) { return g.first == k; }))
       system_.set_stick_slip_mode(k, kStick);
   if (!impact.impulses.empty() || !external.empty()) {
     std::string list;

@@ -384,9 +384,9 @@ double System::velocity_violation(double t, const VecX& y) {
 ImpulseResult System::apply_impact(double t, VecX& y, std::span<const ExternalImpulse> external,
                                    bool impulsive_closure) {
   ImpulseResult result = impl_->impact(t, y, external, impulsive_closure);
-  // a stuck joint the impact set slipping lets go; ElementSwitching::wake
-  // then logs the slip, in the direction it moves
-  for (const int k : result.let_go) set_stick_slip_mode(k, kSlipPositive);
+  // a stuck joint the impact set slipping lets go (ElementSwitching::wake
+  // then logs the slip)
+  for (const auto& [k, mode] : result.let_go) set_stick_slip_mode(k, mode);
   return result;
 }
 
@@ -490,7 +490,10 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   std::set<std::string> non_unique;
   for (std::size_t r = 0; r < m; ++r) {
     const RowInfo& ri = row_info[r];
-    const double impulse = excluded[r] != 0 ? 0.0 : p(static_cast<Eigen::Index>(r));
+    // (a released hold row's slot holds its joint's friction impulse)
+    const double impulse = excluded[r] != 0 && static_cast<int>(r) != released_hold
+                               ? 0.0
+                               : p(static_cast<Eigen::Index>(r));
     impulses[static_cast<std::size_t>(impulse_offset[static_cast<std::size_t>(ri.instance)] +
                                       ri.k)] = impulse;
     if (impulse != 0.0) {

@@ -516,10 +516,12 @@ int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_
     return std::abs(hold) > e.static_lever() * friction_normal(fj, p).norm() + 1e-12 * scale;
   };
   FrictionJoint* slips = nullptr;
+  int count = 0;
   std::string over;
   for (FrictionJoint& fj : friction_joints)
     if (holds_through_impact(fj, excluded) && exceeds(fj)) {
       if (slips == nullptr) slips = &fj;
+      ++count;
       over += (over.empty() ? "" : ", ") + site_label(*this, fj);
     }
   if (slips == nullptr) return -1;
@@ -527,10 +529,22 @@ int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_
     return SimulationError(
         time, fmt::format("{}: the impact's impulses exceed the static friction of these stuck "
                           "joints together; ictus lets one stuck joint slip through an impact, "
-                          "not several at once",
+                          "not several",
                           sites));
   };
-  if (over.find(", ") != std::string::npos) throw several(over);
+  if (count > 1) throw several(over);
+  // a stuck joint whose hold row is dependent (two guides of one motion):
+  // their friction impulses are statically indeterminate and would have to
+  // be decided together
+  for (const FrictionJoint& other : friction_joints) {
+    if (other.joint < 0 || other.ball || &other == slips ||
+        force_enabled[static_cast<std::size_t>(other.force)] == 0 ||
+        forces[static_cast<std::size_t>(other.force)]->mode() != kStick)
+      continue;
+    const int row = hold_row(other.stick_slip);
+    if (row >= 0 && dropped[static_cast<std::size_t>(row)] != 0)
+      throw several(over + ", " + site_label(*this, other) + " (its hold dependent)");
+  }
   FrictionJoint& fj = *slips;
   const ReactionFriction& e = element_of(*this, fj);
   const int hold = hold_row(fj.stick_slip);
@@ -599,9 +613,10 @@ int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_
   }
   const double F = consistent[0] ? impulse[0] : impulse[1];
   p += F * dp;
+  p(hold) = F;  // the friction impulse, in the released hold row's slot (log, channels)
   for (int b = 0; b < n; ++b) velocity(b) += F * du[static_cast<std::size_t>(b)];
   compute_kinematics(time, state);
-  result.let_go.push_back(fj.stick_slip);
+  result.let_go.emplace_back(fj.stick_slip, consistent[0] ? kSlipPositive : kSlipNegative);
   // the other stuck joints' holds, with this one slipping
   std::string now;
   for (FrictionJoint& other : friction_joints)

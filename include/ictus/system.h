@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ictus/compiled_model.h"
@@ -68,9 +69,9 @@ struct ImpulseResult {
   std::vector<double> impulses;           ///< per row [N s or N m s]
   std::vector<std::string> closing_rows;  ///< rows that closed in this impact
   std::vector<std::string> released;      ///< elements released after a non-plastic impact
-  /// Stick/slip elements (indices) of stuck joints whose static friction the
-  /// impulses exceeded: they slip from the impact on.
-  std::vector<int> let_go;
+  /// Stuck joints whose static friction the impulses exceeded: (stick/slip
+  /// element, the slip mode it leaves the impact with).
+  std::vector<std::pair<int, int>> let_go;
   /// Joints whose impulses are not unique (dependent rows were eliminated;
   /// the post-impact velocities are unique all the same).
   std::vector<std::string> non_unique;

@@ -13,9 +13,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "ictus/model_file.h"
+#include "ictus/simulation.h"
 #include "support/test_support.h"
 
 namespace ictus {
@@ -112,6 +115,54 @@ TEST(JointFrictionImpulse, AKickBeyondMuStaticTimesThePressLeavesWithWhatFrictio
   // slip speed v+/2; the slide then dissipates m v+^2 / 2
   EXPECT_NEAR(r.final("energy.dissipated"),
               kMuStatic * std::abs(jy) * v_plus / 2.0 + kMass * v_plus * v_plus / 2.0, 1e-9);
+}
+
+// A test model with a kick at t_k appended: `impulse` the action's body and
+// linear impulse.
+Model kicked(const std::string& model, const std::string& impulse,
+             const ParameterOverrides& overrides) {
+  std::ifstream in(test::source_path(model));
+  std::stringstream text;
+  text << in.rdbuf() << "events:\n  kick:\n    when: t >= 0.1\n    do: {impulse: " << impulse
+       << "}\n    once: true\n";
+  return parse_model(text.str(), model, overrides);
+}
+
+// Runs `model` expecting it to stop at the kick with a message naming
+// each of `joints`.
+void expect_stops_naming(const Model& model, const std::vector<std::string>& joints) {
+  Simulation sim(model);
+  try {
+    sim.run();
+    FAIL() << "the run should stop at the kick";
+  } catch (const SimulationError& e) {
+    const std::string what = e.what();
+    for (const std::string& joint : joints)
+      EXPECT_NE(what.find("joint '" + joint + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find("not several"), std::string::npos) << what;
+    EXPECT_NEAR(e.time(), kKick, 1e-12);
+  }
+}
+
+// Two blocks stacked in frictional guides (tests/models/stacked_blocks_friction.yaml)
+// at rest, the upper kicked along the guides: both holds take the kick and
+// neither guide's transverse impulse holds it. The two would have to give
+// way together (not built): the run stops naming both.
+TEST(JointFrictionImpulse, TwoStuckGuidesGivingWayInOneImpactStopTheRunNamingBoth) {
+  expect_stops_naming(kicked("tests/models/stacked_blocks_friction.yaml",
+                             "{on: upper, linear: [20, 0, 0]}", {{"T", "0"}}),
+                      {"floor", "top"});
+}
+
+// The ladder at rest (tests/models/ladder_friction.yaml, w0 = 0) at 0.4 rad
+// from the wall, within tan th <= 2 mu1 / (1 - mu1 mu2) (0.568 rad), where
+// it stays stuck: its two stuck joints' holds are dependent (one motion),
+// their friction impulses statically indeterminate. Kicked, the run stops
+// naming both, not with an inconsistent impact.
+TEST(JointFrictionImpulse, AStuckJointWhoseHoldIsDependentStopsTheRunNamingBoth) {
+  expect_stops_naming(kicked("tests/models/ladder_friction.yaml",
+                             "{on: ladder, linear: [-200, 0, 0]}", {{"w0", "0"}, {"th0", "0.4"}}),
+                      {"foot", "top"});
 }
 
 }  // namespace
