@@ -470,20 +470,6 @@ void System::Impl::solve_joint_friction() {
 
 // --- at an impact -----------------------------------------------------------
 
-namespace {
-
-// The joint's rate along its friction (the hold row's geometry) for the body
-// velocities `velocity(b)`.
-template <class Velocity>
-double hold_rate(const System::Impl::FrictionJoint& fj, Velocity velocity) {
-  double rate = 0.0;
-  if (fj.base != kGround) rate += fj.rate_row.J_base.dot(velocity(fj.base));
-  if (fj.follower != kGround) rate += fj.rate_row.J_follower.dot(velocity(fj.follower));
-  return rate;
-}
-
-}  // namespace
-
 bool System::Impl::holds_through_impact(const FrictionJoint& fj,
                                         const std::vector<char>& excluded) const {
   if (fj.joint < 0 || fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0)
@@ -568,12 +554,8 @@ int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_
   D.add_inverse_mass_transpose(p, inverse_mass, excluded, velocity);
   compute_kinematics(time, state);
 
-  // its rate v0 and reaction P_N0 there, and their response to a unit friction impulse
-  const DriverRuntime& d =
-      drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(fj.stick_slip)])];
-  const ConstraintContext cc{kinematics(fj.base), kinematics(fj.follower), t, MotionSample{}};
-  instances[static_cast<std::size_t>(d.instance)].constraint->evaluate(
-      cc, std::span<ConstraintRow>(&fj.rate_row, 1));
+  // its rate v0 (the hold row's, now left out) and reaction P_N0 there, and
+  // their response to a unit friction impulse
   const ForceContext ctx(kin, t);
   for (BodyLoad& l : unit_loads) l = BodyLoad{};
   LoadAccumulator accumulator(unit_loads);
@@ -583,8 +565,9 @@ int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_
   if (dp.size() != p.size()) dp.resize(p.size());
   respond_to_unit_loads(excluded, du, dp);
   fj.unit_valid = false;  // not the dynamics' response
-  const double v0 = hold_rate(fj, velocity);
-  const double c = hold_rate(fj, [&du](BodyIndex b) { return du[static_cast<std::size_t>(b)]; });
+  const double v0 = row_rate(hold);
+  const double c = D.row_times(
+      hold, [&du](BodyIndex b) -> const Vec6& { return du[static_cast<std::size_t>(b)]; });
   const Vec3 f0 = friction_normal(fj, p);
   const Vec3 dn = friction_normal(fj, dp);
   const double mu = e.static_lever();
