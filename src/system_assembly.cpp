@@ -463,9 +463,15 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   result.condition_estimate = solver.pivot_spread(excluded);
   add_correction(D, p, inverse_mass, excluded, layout.velocities(state));
   compute_kinematics(time, state);
-  // a stuck joint whose friction gives way lets its hold row go
-  const int released_hold =
-      u_before.size() > 0 ? impact_joint_friction(time, state, u_before, excluded, p, result) : -1;
+  // the joints' friction impulses; a stuck joint whose friction gives way
+  // lets its hold row go
+  const std::vector<int> released_holds =
+      u_before.size() > 0 ? impact_joint_friction(time, state, u_before, excluded, p, result)
+                          : std::vector<int>{};
+  auto released = [&released_holds](std::size_t r) {
+    return std::find(released_holds.begin(), released_holds.end(), static_cast<int>(r)) !=
+           released_holds.end();
+  };
 
   // every row, the eliminated dependent ones included, must now hold
   double scale = 1.0;
@@ -473,8 +479,8 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
     scale = std::max(scale, layout.body_velocity(state, b).cwiseAbs().maxCoeff());
   for (std::size_t r = 0; r < m; ++r) {
     const bool closing = newly_active[static_cast<std::size_t>(row_info[r].instance)] != 0;
-    if (!impulsive_closure && closing) continue;         // left to the stabilisation
-    if (static_cast<int>(r) == released_hold) continue;  // it slips
+    if (!impulsive_closure && closing) continue;  // left to the stabilisation
+    if (released(r)) continue;                    // it slips
     const double residual = row_rate(static_cast<int>(r)) - rhs(static_cast<Eigen::Index>(r));
     if (std::abs(residual) > 1e-8 * std::max(scale, std::abs(rhs(static_cast<Eigen::Index>(r)))))
       throw SimulationError(
@@ -491,9 +497,7 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   for (std::size_t r = 0; r < m; ++r) {
     const RowInfo& ri = row_info[r];
     // (a released hold row's slot holds its joint's friction impulse)
-    const double impulse = excluded[r] != 0 && static_cast<int>(r) != released_hold
-                               ? 0.0
-                               : p(static_cast<Eigen::Index>(r));
+    const double impulse = excluded[r] != 0 && !released(r) ? 0.0 : p(static_cast<Eigen::Index>(r));
     impulses[static_cast<std::size_t>(impulse_offset[static_cast<std::size_t>(ri.instance)] +
                                       ri.k)] = impulse;
     if (impulse != 0.0) {

@@ -402,13 +402,15 @@ struct System::Impl {
   /// A stuck frictional joint (not a ball) whose hold row takes part in the
   /// impact being solved, and was on before it.
   bool holds_through_impact(const FrictionJoint& fj, const std::vector<char>& excluded) const;
-  /// Coulomb's law at the impulse level on the stuck joints, after the
+  /// Coulomb's law at the impulse level on the frictional joints, after the
   /// impact's solve (`p`, the state's velocities; u_before those before the
-  /// constraint impulses): a joint whose hold impulse exceeds mu_s |P_N|
-  /// slips through the impact (system_joint_friction.cpp). Returns its hold
-  /// row, now excluded, or -1.
-  int impact_joint_friction(double time, VecX& state, const VecX& u_before,
-                            std::vector<char>& excluded, VecX& p, ImpulseResult& result);
+  /// constraint impulses): a stuck joint's hold impulse within mu_s |P_N|,
+  /// a slipping joint's friction impulse mu |P_N| against its rate after the
+  /// impact; the joints decided together (system_joint_friction.cpp).
+  /// Returns the hold rows of the stuck joints set slipping, now excluded.
+  std::vector<int> impact_joint_friction(double time, VecX& state, const VecX& u_before,
+                                         std::vector<char>& excluded, VecX& p,
+                                         ImpulseResult& result);
   /// The body accelerations and multipliers per unit load: the element's own
   /// (moment_W null) or a moment moment_W on the follower, minus it on the base.
   void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,

@@ -25,6 +25,7 @@
 #include <stdexcept>
 
 #include "contact_friction_solutions.h"
+#include "friction_impulses.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "ictus/forces/contact_friction.h"
 #include "ictus/forces/joint_friction.h"
@@ -34,11 +35,16 @@ namespace ictus {
 
 namespace {
 
+using internal::slip_normal;
+
 // frictional joints: the sides of their normal forces (one solve when the
 // solution is provably unique, else enumeration of the 2^k sides); the
 // contact points' friction elements (two per point, whose normal force has
 // one sign) are not enumerated, and their number is not bounded
 constexpr int kMaxFrictionJoints = 16;
+// at an impact every frictional joint taking part is stuck or slips either
+// way (3 cases, and the sides of the slipping ones' reactions: 5^k systems)
+constexpr int kMaxImpactFrictionJoints = 6;
 // Several slipping joints: a transverse reaction counts as on its line while
 // the part off it is below this fraction of its size. N = |y| then errs by
 // (off/y)^2 / 2 <= 5e-13 relative; a state perturbed out of a planar
@@ -54,44 +60,6 @@ ReactionFriction& element_of(System::Impl& s, const System::Impl::FrictionJoint&
 std::string site_label(System::Impl& s, const System::Impl::FrictionJoint& fj) {
   return fmt::format("{} '{}'", fj.contact_side >= 0 ? "contact" : "joint",
                      element_of(s, fj).site());
-}
-
-// The roots N >= 0 of N = |f0 - s mu N t| (F = -s mu N). Returns their number
-// (0, 1 or 2) and the first in *normal.
-int slip_normal(const Vec3& f0, const Vec3& t, double mu, int s, double* normal) {
-  const double a = 1.0 - mu * mu * t.squaredNorm();
-  const double b = 2.0 * s * mu * f0.dot(t);
-  const double c = -f0.squaredNorm();
-  if (a > 0.0) {
-    // one root of each sign (c <= 0): the non-negative one, without cancellation
-    const double root = std::sqrt(b * b - 4.0 * a * c);
-    *normal = b <= 0.0 ? (-b + root) / (2.0 * a) : (-2.0 * c) / (b + root);
-    return 1;
-  }
-  if (a == 0.0) {
-    if (c == 0.0) {
-      *normal = 0.0;
-      return 1;
-    }
-    if (b > 0.0) {
-      *normal = -c / b;
-      return 1;
-    }
-    return 0;
-  }
-  const double d = b * b - 4.0 * a * c;
-  if (d < 0.0) return 0;
-  const double root = std::sqrt(d);
-  const double r1 = (-b + root) / (2.0 * a);
-  const double r2 = (-b - root) / (2.0 * a);
-  int count = 0;
-  for (const double r : {r1, r2})
-    if (r >= 0.0) {
-      if (count == 0) *normal = r;
-      ++count;
-    }
-  if (count == 2 && r1 == r2) count = 1;
-  return count;
 }
 
 // A contact point's normal force is signed (compressive positive) and linear
@@ -482,70 +450,84 @@ bool System::Impl::holds_through_impact(const FrictionJoint& fj,
              0;
 }
 
-// Coulomb's law at the impulse level for the stuck joints (docs/theory/
-// friction.md, "Impulses on stuck joint friction"): a stuck joint's hold row
-// takes the impulse along the joint up to mu_s times the joint's transverse
-// reaction impulse P_N. Beyond it the joint slips through the impact: the
-// impact is solved again without its hold row, plus the friction impulse
-// F = -s mu_s |P_N(F)|, P_N(F) = P_N0 + F t linear in F (seed 004's |y|
-// problem with impulses: the quadratic of slip_normal), s the side the joint
-// then moves (s v+ > 0, v+ = v0 + c F). mu_s: the joint was at rest, as for
-// a contact's stuck tangent.
-int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_before,
-                                        std::vector<char>& excluded, VecX& p,
-                                        ImpulseResult& result) {
-  if (rows.empty()) return -1;
+// Coulomb's law at the impulse level on the frictional joints (docs/theory/
+// friction.md, "Friction impulses in an impact"): a joint's friction impulse
+// F lies in -mu |P_N| Sign(v+), P_N its transverse reaction impulse (radial
+// for a pin, F then an angular impulse) and v+ its rate after the impact;
+// mu_s for a joint stuck before the impact (it was at rest), mu otherwise.
+// When every stuck joint's hold impulse is within mu_s |P_N| and no slipping
+// joint takes a transverse impulse, the impact as solved obeys it (F = 0 at
+// the slipping joints). Otherwise the impact is solved again without the
+// stuck joints' hold rows, where each joint's v+ and P_N are affine in the
+// friction impulses (one back-substitution per joint), and the joints are
+// decided together (friction_impulses.h).
+std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_before,
+                                                     std::vector<char>& excluded, VecX& p,
+                                                     ImpulseResult& result) {
+  std::vector<int> released;
+  if (rows.empty()) return released;
   const double scale = p.lpNorm<Eigen::Infinity>();
-  auto exceeds = [&](const FrictionJoint& fj) {
-    const ReactionFriction& e = element_of(*this, fj);
-    const double hold = p(hold_row(fj.stick_slip));
-    return std::abs(hold) > e.static_lever() * friction_normal(fj, p).norm() + 1e-12 * scale;
+  auto slipping = [&](const FrictionJoint& fj) {
+    return fj.joint >= 0 && !fj.ball && force_enabled[static_cast<std::size_t>(fj.force)] != 0 &&
+           forces[static_cast<std::size_t>(fj.force)]->mode() != kStick;
   };
-  FrictionJoint* slips = nullptr;
-  int count = 0;
-  std::string over;
-  for (FrictionJoint& fj : friction_joints)
-    if (holds_through_impact(fj, excluded) && exceeds(fj)) {
-      if (slips == nullptr) slips = &fj;
-      ++count;
-      over += (over.empty() ? "" : ", ") + site_label(*this, fj);
-    }
-  if (slips == nullptr) return -1;
-  auto several = [&](const std::string& sites) {
-    return SimulationError(
-        time, fmt::format("{}: the impact's impulses exceed the static friction of these stuck "
-                          "joints together; ictus lets one stuck joint slip through an impact, "
-                          "not several",
-                          sites));
+  // what asks for friction impulses: a hold beyond mu_s |P_N|, a slipping
+  // joint pressed across
+  std::vector<FrictionJoint*> joints;
+  std::string needing;
+  for (FrictionJoint& fj : friction_joints) {
+    const bool holds = holds_through_impact(fj, excluded);
+    if (!holds && !slipping(fj)) continue;
+    joints.push_back(&fj);
+    const double normal = friction_normal(fj, p).norm();
+    const bool needs = holds ? std::abs(p(hold_row(fj.stick_slip))) >
+                                   element_of(*this, fj).static_lever() * normal + 1e-12 * scale
+                             : normal > 1e-12 * scale;
+    if (needs) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
+  }
+  if (needing.empty()) return released;
+  auto sites_of = [&](const std::vector<FrictionJoint*>& list) {
+    std::string out;
+    for (const FrictionJoint* fj : list) out += (out.empty() ? "" : ", ") + site_label(*this, *fj);
+    return out;
   };
-  if (count > 1) throw several(over);
+  const auto count = static_cast<int>(joints.size());
+  if (count > kMaxImpactFrictionJoints)
+    throw SimulationError(
+        time, fmt::format("{}: the impact takes friction impulses at {} joints together; ictus "
+                          "decides at most {} frictional joints in one impact (3 cases each)",
+                          sites_of(joints), count, kMaxImpactFrictionJoints));
   // a stuck joint whose hold row is dependent (two guides of one motion):
-  // their friction impulses are statically indeterminate and would have to
-  // be decided together
+  // its friction impulse is statically indeterminate
   for (const FrictionJoint& other : friction_joints) {
-    if (other.joint < 0 || other.ball || &other == slips ||
+    if (other.joint < 0 || other.ball ||
         force_enabled[static_cast<std::size_t>(other.force)] == 0 ||
         forces[static_cast<std::size_t>(other.force)]->mode() != kStick)
       continue;
     const int row = hold_row(other.stick_slip);
     if (row >= 0 && dropped[static_cast<std::size_t>(row)] != 0)
-      throw several(over + ", " + site_label(*this, other) + " (its hold dependent)");
+      throw SimulationError(
+          time, fmt::format("{}: the impact takes friction impulses there, and the stuck {}'s "
+                            "hold is dependent on the others (one motion held twice): its "
+                            "friction impulse is statically indeterminate; ictus does not decide "
+                            "friction impulses with a dependent hold",
+                            needing, site_label(*this, other)));
   }
-  FrictionJoint& fj = *slips;
-  const ReactionFriction& e = element_of(*this, fj);
-  const int hold = hold_row(fj.stick_slip);
-  const VecX velocities_stuck = layout.velocities(state);
-  const VecX impulses_stuck = p;
 
-  // the impact without the hold row
+  // the impact without the stuck joints' hold rows
   layout.velocities(state) = u_before;
   compute_kinematics(time, state);
-  excluded[static_cast<std::size_t>(hold)] = 1;
+  std::vector<int> holds(joints.size(), -1);
+  for (std::size_t i = 0; i < joints.size(); ++i)
+    if (!slipping(*joints[i])) {
+      holds[i] = hold_row(joints[i]->stick_slip);
+      excluded[static_cast<std::size_t>(holds[i])] = 1;
+    }
   solver.assemble(rows, inverse_mass, excluded);
   if (!solver.factorize())
-    throw SimulationError(time, fmt::format("{}: the impact without the joint's stuck friction "
+    throw SimulationError(time, fmt::format("{}: the impact without the stuck joints' friction "
                                             "is singular",
-                                            site_label(*this, fj)));
+                                            sites_of(joints)));
   for (std::size_t r = 0; r < rows.size(); ++r)
     p(static_cast<Eigen::Index>(r)) =
         excluded[r] != 0 ? 0.0 : rhs(static_cast<Eigen::Index>(r)) - row_rate(static_cast<int>(r));
@@ -554,59 +536,106 @@ int System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_
   D.add_inverse_mass_transpose(p, inverse_mass, excluded, velocity);
   compute_kinematics(time, state);
 
-  // its rate v0 (the hold row's, now left out) and reaction P_N0 there, and
-  // their response to a unit friction impulse
+  // each joint's rate along its hold row's geometry (q' = D_q u), and the
+  // response to a unit friction impulse at each (its velocity change du and
+  // impulses dp, kept in the joint's unit workspace)
+  auto rate_of = [&](const FrictionJoint& fj, auto&& body_velocity) {
+    double v = 0.0;
+    if (fj.base != kGround) v += fj.rate_row.J_base.dot(body_velocity(fj.base));
+    if (fj.follower != kGround) v += fj.rate_row.J_follower.dot(body_velocity(fj.follower));
+    return v;
+  };
   const ForceContext ctx(kin, t);
-  for (BodyLoad& l : unit_loads) l = BodyLoad{};
-  LoadAccumulator accumulator(unit_loads);
-  forces[static_cast<std::size_t>(fj.force)]->add_slip_load(ctx, accumulator, 1.0);
-  std::vector<Vec6>& du = fj.unit_acc;  // velocity change per unit friction impulse
-  VecX& dp = fj.unit_mult;
-  if (dp.size() != p.size()) dp.resize(p.size());
-  respond_to_unit_loads(excluded, du, dp);
-  fj.unit_valid = false;  // not the dynamics' response
-  const double v0 = row_rate(hold);
-  const double c = D.row_times(
-      hold, [&du](BodyIndex b) -> const Vec6& { return du[static_cast<std::size_t>(b)]; });
-  const Vec3 f0 = friction_normal(fj, p);
-  const Vec3 dn = friction_normal(fj, dp);
-  const double mu = e.static_lever();
-  std::array<double, 2> impulse{};
-  std::array<bool, 2> consistent{};
-  for (const int side : {kSlipPositive, kSlipNegative}) {
-    double normal = 0.0;
-    const int roots = slip_normal(f0, dn, mu, side, &normal);
-    if (roots != 1) painleve(time, site_label(*this, fj), roots, mu * dn.norm());
-    const auto i = static_cast<std::size_t>(side > 0 ? 0 : 1);
-    impulse[i] = -side * mu * normal;
-    consistent[i] = side * (v0 + c * impulse[i]) > 0.0;
+  for (FrictionJoint* fj : joints) {
+    const DriverRuntime& hold =
+        drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(fj->stick_slip)])];
+    const ConstraintContext cc{kinematics(fj->base), kinematics(fj->follower), t, MotionSample{}};
+    instances[static_cast<std::size_t>(hold.instance)].constraint->evaluate(
+        cc, std::span<ConstraintRow>(&fj->rate_row, 1));
+    for (BodyLoad& l : unit_loads) l = BodyLoad{};
+    LoadAccumulator accumulator(unit_loads);
+    forces[static_cast<std::size_t>(fj->force)]->add_slip_load(ctx, accumulator, 1.0);
+    if (fj->unit_mult.size() != p.size()) fj->unit_mult.resize(p.size());
+    respond_to_unit_loads(excluded, fj->unit_acc, fj->unit_mult);
+    fj->unit_valid = false;  // not the dynamics' response
   }
-  if (consistent[0] && consistent[1])
-    throw SimulationError(
-        time, fmt::format("{}: in the impact both slip directions are consistent with Coulomb "
-                          "friction; the rigid model does not determine the motion (Painleve)",
-                          site_label(*this, fj)));
-  if (!consistent[0] && !consistent[1]) {
-    // the friction impulse of either slip stops it: it holds after all
-    layout.velocities(state) = velocities_stuck;
-    p = impulses_stuck;
-    excluded[static_cast<std::size_t>(hold)] = 0;
-    compute_kinematics(time, state);
-    return -1;
+  internal::FrictionImpulses problem;
+  problem.start(count);
+  for (int i = 0; i < count; ++i) {
+    const FrictionJoint& fi = *joints[static_cast<std::size_t>(i)];
+    const ReactionFriction& e = element_of(*this, fi);
+    problem.set_joint(i, rate_of(fi, velocity), friction_normal(fi, p),
+                      slipping(fi) ? e.kinetic_lever() : e.static_lever());
+    for (int j = 0; j < count; ++j) {
+      const FrictionJoint& fjj = *joints[static_cast<std::size_t>(j)];
+      const auto& du = fjj.unit_acc;
+      problem.set_response(
+          i, j,
+          rate_of(fi,
+                  [&du](BodyIndex b) -> const Vec6& { return du[static_cast<std::size_t>(b)]; }),
+          friction_normal(fi, fjj.unit_mult));
+    }
   }
-  const double F = consistent[0] ? impulse[0] : impulse[1];
-  p += F * dp;
-  p(hold) = F;  // the friction impulse, in the released hold row's slot (log, channels)
-  for (int b = 0; b < n; ++b) velocity(b) += F * du[static_cast<std::size_t>(b)];
+  const internal::FrictionImpulses::Outcome outcome = problem.solve();
+  switch (outcome) {
+    case internal::FrictionImpulses::Outcome::kSolved:
+      break;
+    case internal::FrictionImpulses::Outcome::kOffLine:
+      throw SimulationError(
+          time,
+          fmt::format("{}: the impact takes friction impulses at several joints and this "
+                      "one's transverse reaction impulse does not stay on one line (a "
+                      "spatial load): ictus solves coupled friction impulses for planar "
+                      "reactions only",
+                      site_label(*this, *joints[static_cast<std::size_t>(problem.off_line())])));
+    case internal::FrictionImpulses::Outcome::kDependent:
+      throw SimulationError(
+          time, fmt::format("{}: the impact's friction impulses are not determined (their "
+                            "joints' motions are dependent); ictus does not decide them",
+                            sites_of(joints)));
+    case internal::FrictionImpulses::Outcome::kNone:
+    case internal::FrictionImpulses::Outcome::kSeveral: {
+      const bool none = outcome == internal::FrictionImpulses::Outcome::kNone;
+      throw SimulationError(
+          time, fmt::format("{}: Coulomb friction at the impulse level has {} consistent "
+                            "solutions in this impact (Painleve's paradox); the rigid model "
+                            "does not determine the motion. Lower mu, or model the guides' "
+                            "compliance",
+                            sites_of(joints), none ? "no" : "several"));
+    }
+  }
+
+  // the impact with the friction impulses
+  for (int i = 0; i < count; ++i) {
+    const FrictionJoint& fj = *joints[static_cast<std::size_t>(i)];
+    const double F = problem.impulse(i);
+    p += F * fj.unit_mult;
+    for (int b = 0; b < n; ++b) velocity(b) += F * fj.unit_acc[static_cast<std::size_t>(b)];
+  }
   compute_kinematics(time, state);
-  result.let_go.emplace_back(fj.stick_slip, consistent[0] ? kSlipPositive : kSlipNegative);
-  // the other stuck joints' holds, with this one slipping
-  std::string now;
-  for (FrictionJoint& other : friction_joints)
-    if (&other != &fj && holds_through_impact(other, excluded) && exceeds(other))
-      now += (now.empty() ? "" : ", ") + site_label(*this, other);
-  if (!now.empty()) throw several(site_label(*this, fj) + ", " + now);
-  return hold;
+  for (int i = 0; i < count; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const FrictionJoint& fj = *joints[ui];
+    const double F = problem.impulse(i);
+    if (holds[ui] >= 0) {
+      // a stuck joint's friction impulse in its hold row's slot (log,
+      // channels); one that stays stuck keeps its row
+      p(holds[ui]) = F;
+      if (problem.mode(i) == kStick) {
+        excluded[static_cast<std::size_t>(holds[ui])] = 0;
+      } else {
+        released.push_back(holds[ui]);
+        result.let_go.emplace_back(fj.stick_slip, problem.mode(i));
+      }
+    } else if (F != 0.0) {
+      // a slipping joint has no row: its friction impulse is logged by name
+      // (a stop or a reversal in the impact is decided after it, as after
+      // any impulse: ElementSwitching::wake)
+      result.row_names.push_back(element_of(*this, fj).name() + ".slip");
+      result.impulses.push_back(F);
+    }
+  }
+  return released;
 }
 
 // --- the System's interface -----------------------------------------------

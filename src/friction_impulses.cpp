@@ -1,0 +1,236 @@
+#include "friction_impulses.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+namespace ictus::internal {
+
+namespace {
+
+// Several joints: a reaction impulse counts as on its line while the part
+// off it is below this fraction of its size (as for slipping joints in the
+// dynamics, system_joint_friction.cpp).
+constexpr double kOffLine = 1e-6;
+// round-off of the consistency tests, relative to the problem's impulses and rates
+constexpr double kTolerance = 1e-10;
+
+struct Candidate {
+  Eigen::VectorXd F;
+  std::vector<int> mode;
+};
+
+}  // namespace
+
+int slip_normal(const Eigen::Vector3d& f0, const Eigen::Vector3d& t, double mu, int s,
+                double* normal, double* second) {
+  const double a = 1.0 - mu * mu * t.squaredNorm();
+  const double b = 2.0 * s * mu * f0.dot(t);
+  const double c = -f0.squaredNorm();
+  if (a > 0.0) {
+    // one root of each sign (c <= 0): the non-negative one, without cancellation
+    const double root = std::sqrt(b * b - 4.0 * a * c);
+    *normal = b <= 0.0 ? (-b + root) / (2.0 * a) : (-2.0 * c) / (b + root);
+    return 1;
+  }
+  if (a == 0.0) {
+    if (c == 0.0) {
+      *normal = 0.0;
+      return 1;
+    }
+    if (b > 0.0) {
+      *normal = -c / b;
+      return 1;
+    }
+    return 0;
+  }
+  const double d = b * b - 4.0 * a * c;
+  if (d < 0.0) return 0;
+  const double root = std::sqrt(d);
+  const double r1 = (-b + root) / (2.0 * a);
+  const double r2 = (-b - root) / (2.0 * a);
+  int count = 0;
+  for (const double r : {r1, r2})
+    if (r >= 0.0) {
+      if (count == 0) *normal = r;
+      if (count == 1 && second != nullptr) *second = r;
+      ++count;
+    }
+  if (count == 2 && r1 == r2) count = 1;
+  return count;
+}
+
+void FrictionImpulses::start(int count) {
+  if (count < 1) throw std::logic_error("FrictionImpulses: no joint");
+  count_ = count;
+  const auto k = static_cast<Eigen::Index>(count);
+  v0_.setZero(k);
+  mu_.setZero(k);
+  F_.setZero(k);
+  C_.setZero(k, k);
+  P0_.assign(static_cast<std::size_t>(count), Eigen::Vector3d::Zero());
+  R_.assign(static_cast<std::size_t>(count * count), Eigen::Vector3d::Zero());
+  mode_.assign(static_cast<std::size_t>(count), 0);
+  off_line_ = -1;
+}
+
+void FrictionImpulses::set_joint(int i, double rate, const Eigen::Vector3d& normal, double mu) {
+  v0_(i) = rate;
+  P0_[static_cast<std::size_t>(i)] = normal;
+  mu_(i) = mu;
+}
+
+void FrictionImpulses::set_response(int i, int j, double rate, const Eigen::Vector3d& normal) {
+  C_(i, j) = rate;
+  R_[static_cast<std::size_t>(i * count_ + j)] = normal;
+}
+
+FrictionImpulses::Outcome FrictionImpulses::solve() {
+  return count_ == 1 ? solve_one() : solve_several();
+}
+
+// One joint: the stuck impulse -v0 / c, and per direction the roots of the
+// slip quadratic (P in space); the consistent ones are counted.
+FrictionImpulses::Outcome FrictionImpulses::solve_one() {
+  const double v0 = v0_(0), c = C_(0, 0), mu = mu_(0);
+  const Eigen::Vector3d& P0 = P0_[0];
+  const Eigen::Vector3d& R = R_[0];
+  std::vector<std::pair<double, int>> candidates;  // (F, mode)
+  // stuck: v = 0 (with c = 0 the impulse moves nothing and v = v0)
+  const double hold = c > 0.0 ? -v0 / c : 0.0;
+  const double impulse_scale = std::max({P0.norm(), std::abs(hold), 1e-300});
+  const double rate_scale = std::max(std::abs(v0), 1e-300);
+  if ((c > 0.0 || v0 == 0.0) &&
+      std::abs(hold) <= mu * (P0 + hold * R).norm() + kTolerance * impulse_scale)
+    candidates.emplace_back(hold, 0);
+  for (const int s : {1, -1}) {
+    std::array<double, 2> roots{};
+    const int found = slip_normal(P0, R, mu, s, &roots[0], &roots[1]);
+    for (int r = 0; r < found; ++r) {
+      const double F = -s * mu * roots[static_cast<std::size_t>(r)];
+      if (s * (v0 + c * F) > kTolerance * std::max(rate_scale, std::abs(c * F)))
+        candidates.emplace_back(F, s);
+    }
+  }
+  if (candidates.empty()) return Outcome::kNone;
+  // a solution on a boundary (a slip at v = 0) is found twice: one solution
+  const double first = candidates.front().first;
+  for (const auto& [F, mode] : candidates)
+    if (std::abs(F - first) > 1e-8 * std::max(impulse_scale, std::abs(F))) return Outcome::kSeveral;
+  F_(0) = first;
+  mode_[0] = candidates.front().second;
+  return Outcome::kSolved;
+}
+
+// Several joints: each joint's P on its line e_i (y_i = e_i . P_i), then
+// every combination of stuck / slipping either way, and of the slipping
+// joints' sides sigma_i = sgn(y_i), as one linear system:
+//   stuck i:          (C F)_i = -v0_i
+//   slipping i (s):   F_i + s mu_i sigma_i (T F)_i = -s mu_i sigma_i y0_i
+// (5^k systems for k joints).
+FrictionImpulses::Outcome FrictionImpulses::solve_several() {
+  const int k = count_;
+  const auto kk = static_cast<Eigen::Index>(k);
+  Eigen::VectorXd y0(kk);
+  Eigen::MatrixXd T(kk, kk);
+  double impulse_scale = 1e-300;
+  for (int i = 0; i < k; ++i) {
+    const Eigen::Vector3d& P0 = P0_[static_cast<std::size_t>(i)];
+    Eigen::Vector3d line = P0;
+    double scale = P0.norm();
+    for (int j = 0; j < k; ++j) {
+      const Eigen::Vector3d& Rij = R_[static_cast<std::size_t>(i * k + j)];
+      if (Rij.norm() > line.norm()) line = Rij;
+      scale = std::max(scale, Rij.norm());
+    }
+    if (!(line.norm() > 0.0)) line = Eigen::Vector3d::UnitX();
+    line.normalize();
+    y0(i) = line.dot(P0);
+    bool on_line = (P0 - y0(i) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+    for (int j = 0; j < k; ++j) {
+      const Eigen::Vector3d& Rij = R_[static_cast<std::size_t>(i * k + j)];
+      T(i, j) = line.dot(Rij);
+      on_line = on_line && (Rij - T(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+    }
+    if (!on_line) {
+      off_line_ = i;
+      return Outcome::kOffLine;
+    }
+    impulse_scale = std::max(impulse_scale, std::abs(y0(i)));
+  }
+  const double rate_scale = std::max(v0_.lpNorm<Eigen::Infinity>(), 1e-300);
+
+  std::vector<Candidate> found;
+  bool singular = false;
+  Eigen::MatrixXd A(kk, kk);
+  Eigen::VectorXd b(kk);
+  std::vector<int> mode(static_cast<std::size_t>(k), 0);  // 0 stuck, 1 +, 2 -
+  for (;;) {
+    std::vector<int> slipping;
+    for (int i = 0; i < k; ++i)
+      if (mode[static_cast<std::size_t>(i)] != 0) slipping.push_back(i);
+    const unsigned sides = 1U << slipping.size();
+    for (unsigned side_bits = 0; side_bits < sides; ++side_bits) {
+      A.setZero();
+      std::vector<int> sigma(static_cast<std::size_t>(k), 1);
+      for (std::size_t q = 0; q < slipping.size(); ++q)
+        sigma[static_cast<std::size_t>(slipping[q])] = (side_bits >> q & 1U) != 0 ? -1 : 1;
+      for (int i = 0; i < k; ++i) {
+        const auto ui = static_cast<std::size_t>(i);
+        if (mode[ui] == 0) {
+          A.row(i) = C_.row(i);
+          b(i) = -v0_(i);
+        } else {
+          const double s = mode[ui] == 1 ? 1.0 : -1.0;
+          const double g = s * mu_(i) * sigma[ui];
+          A.row(i) = g * T.row(i);
+          A(i, i) += 1.0;
+          b(i) = -g * y0(i);
+        }
+      }
+      const Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
+      if (!lu.isInvertible()) {
+        singular = true;
+        continue;
+      }
+      const Eigen::VectorXd F = lu.solve(b);
+      const Eigen::VectorXd v = v0_ + C_ * F;
+      const Eigen::VectorXd y = y0 + T * F;
+      const double p_tol = kTolerance * std::max(impulse_scale, F.lpNorm<Eigen::Infinity>());
+      const double v_tol = kTolerance * std::max(rate_scale, (C_ * F).lpNorm<Eigen::Infinity>());
+      bool consistent = true;
+      for (int i = 0; i < k && consistent; ++i) {
+        const auto ui = static_cast<std::size_t>(i);
+        if (mode[ui] == 0) {
+          consistent = std::abs(F(i)) <= mu_(i) * std::abs(y(i)) + p_tol;
+        } else {
+          const double s = mode[ui] == 1 ? 1.0 : -1.0;
+          consistent = s * v(i) > v_tol && sigma[ui] * y(i) >= -p_tol;
+        }
+      }
+      if (!consistent) continue;
+      const bool seen = std::any_of(found.begin(), found.end(), [&](const Candidate& c) {
+        return (c.F - F).lpNorm<Eigen::Infinity>() <=
+               1e-8 * std::max(impulse_scale, F.lpNorm<Eigen::Infinity>());
+      });
+      if (seen) continue;
+      std::vector<int> decided(static_cast<std::size_t>(k));
+      for (std::size_t i = 0; i < decided.size(); ++i)
+        decided[i] = mode[i] == 0 ? 0 : mode[i] == 1 ? 1 : -1;
+      found.push_back({F, decided});
+      if (found.size() > 1) return Outcome::kSeveral;
+    }
+    // the next combination of the cases (base 3)
+    int i = 0;
+    while (i < k && mode[static_cast<std::size_t>(i)] == 2) mode[static_cast<std::size_t>(i++)] = 0;
+    if (i == k) break;
+    ++mode[static_cast<std::size_t>(i)];
+  }
+  if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
+  F_ = found.front().F;
+  mode_ = found.front().mode;
+  return Outcome::kSolved;
+}
+
+}  // namespace ictus::internal

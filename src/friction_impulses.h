@@ -1,0 +1,67 @@
+// Coulomb's law at the impulse level on the frictional joints of one impact,
+// decided together without iteration (docs/theory/friction.md, "Friction
+// impulses in an impact").
+//
+// After the impact's solve without the joints' friction, joint i's rate and
+// its transverse reaction impulse are affine in the friction impulses F:
+//   v = v0 + C F,   P_i = P0_i + sum_j R_ij F_j.
+// The law F_i in -mu_i |P_i| Sign(v_i) leaves each joint one of three cases:
+// stuck (v_i = 0, |F_i| <= mu_i |P_i|) or slipping in s = +-1
+// (F_i = -s mu_i |P_i|, s v_i > 0). One joint: the slip cases are the
+// quadratic of slip_normal (P in space), and for c > 0 and mu |R| < 1
+// exactly one case holds (F + mu |P(F)| Sign(v(F)) increases strictly in F).
+// Several: every combination of the cases, and of the sides of the slipping
+// joints' P on their lines (y_i = e_i . P_i, |P_i| = sigma_i y_i), is a
+// linear system; the consistent ones are counted.
+#pragma once
+
+#include <Eigen/Dense>
+#include <vector>
+
+namespace ictus::internal {
+
+/// The roots N >= 0 of N = |f0 - s mu N t| (one joint's normal force when its
+/// friction is F = -s mu N and its reaction f0 + F t). Returns their number
+/// (0, 1 or 2), the first in *normal and the second, if any, in *second.
+int slip_normal(const Eigen::Vector3d& f0, const Eigen::Vector3d& t, double mu, int s,
+                double* normal, double* second = nullptr);
+
+class FrictionImpulses {
+ public:
+  /// Starts a problem of `count` joints: every entry zero.
+  void start(int count);
+  /// Joint i without the joints' friction impulses: its rate v0, its
+  /// transverse reaction impulse P0 and its coefficient.
+  void set_joint(int i, double rate, const Eigen::Vector3d& normal, double mu);
+  /// The response of joint i to a unit friction impulse at joint j: dv_i/dF_j
+  /// and dP_i/dF_j.
+  void set_response(int i, int j, double rate, const Eigen::Vector3d& normal);
+
+  enum class Outcome {
+    kSolved,     // one solution: impulse(i), mode(i)
+    kNone,       // no combination of the cases is consistent
+    kSeveral,    // two or more are (the rigid model does not decide: Painleve)
+    kOffLine,    // several joints, one's P not on a line (a spatial load: not solved)
+    kDependent,  // none found, and some combination's system is singular (F not determined)
+  };
+  Outcome solve();
+  double impulse(int i) const { return F_(i); }
+  /// 0 stuck, +1 or -1 slipping that way after the impact
+  int mode(int i) const { return mode_[static_cast<std::size_t>(i)]; }
+  /// the joint whose P is off its line (kOffLine)
+  int off_line() const { return off_line_; }
+
+ private:
+  Outcome solve_one();
+  Outcome solve_several();
+
+  int count_ = 0;
+  Eigen::VectorXd v0_, mu_, F_;
+  Eigen::MatrixXd C_;
+  std::vector<Eigen::Vector3d> P0_;
+  std::vector<Eigen::Vector3d> R_;  // R_[i * count + j]
+  std::vector<int> mode_;
+  int off_line_ = -1;
+};
+
+}  // namespace ictus::internal

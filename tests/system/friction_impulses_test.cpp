@@ -1,0 +1,137 @@
+// Coulomb's law at the impulse level on frictional joints decided together
+// (src/friction_impulses.h): F_i in -mu_i |P_i| Sign(v_i), v = v0 + C F,
+// P_i = P0_i + sum_j R_ij F_j, checked against closed forms of blocks in
+// guides.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include "../../src/friction_impulses.h"
+
+namespace ictus {
+namespace {
+
+using internal::FrictionImpulses;
+using Outcome = FrictionImpulses::Outcome;
+
+// A block of mass m sliding at v0 in a guide with friction mu, pressed
+// across it by an impulse J: c = 1/m, P = J whatever the friction.
+FrictionImpulses one_block(double m, double v0, double J, double mu) {
+  FrictionImpulses problem;
+  problem.start(1);
+  problem.set_joint(0, v0, Eigen::Vector3d(0.0, J, 0.0), mu);
+  problem.set_response(0, 0, 1.0 / m, Eigen::Vector3d::Zero());
+  return problem;
+}
+
+TEST(FrictionImpulses, ABlockPressedAcrossItsGuideKeepsSlidingWithWhatMuJLeaves) {
+  FrictionImpulses problem = one_block(2.0, 1.0, 2.0, 0.3);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_DOUBLE_EQ(problem.impulse(0), -0.6);
+  EXPECT_EQ(problem.mode(0), 1);
+}
+
+TEST(FrictionImpulses, ABlockPressedHardEnoughStopsInTheImpact) {
+  // mu J = 3 N s > m v0 = 2 N s: it stops, held by -m v0
+  FrictionImpulses problem = one_block(2.0, 1.0, -10.0, 0.3);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_DOUBLE_EQ(problem.impulse(0), -2.0);
+  EXPECT_EQ(problem.mode(0), 0);
+}
+
+TEST(FrictionImpulses, AKickThatTurnsTheBlockRoundLeavesItSlippingTheOtherWay) {
+  // v0 = -2 m/s after the kick without friction: mu J = 3 N s slows it to -0.5 m/s
+  FrictionImpulses problem = one_block(2.0, -2.0, 10.0, 0.3);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_DOUBLE_EQ(problem.impulse(0), 3.0);
+  EXPECT_EQ(problem.mode(0), -1);
+}
+
+TEST(FrictionImpulses, OneJointWhoseFrictionChangesItsReactionSolvesTheQuadratic) {
+  // P = P0 + F R in space, mu |R| < 1: F = -mu |P0 + F R| on the slip side
+  FrictionImpulses problem;
+  problem.start(1);
+  const Eigen::Vector3d P0(3.0, 4.0, 0.0), R(0.2, -0.3, 0.4);
+  const double mu = 0.5;
+  problem.set_joint(0, 10.0, P0, mu);
+  problem.set_response(0, 0, 1.0, R);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  const double F = problem.impulse(0);
+  EXPECT_EQ(problem.mode(0), 1);
+  EXPECT_NEAR(F, -mu * (P0 + F * R).norm(), 1e-12);
+  EXPECT_GT(10.0 + F, 0.0);
+}
+
+TEST(FrictionImpulses, OneJointWithMuTimesItsResponseAboveOneCanHaveTwoSolutions) {
+  // mu |R| = 2.5: at rest (F = 1, |P| = 4) and slipping back (F = 1/7,
+  // P = 2/7, and F = 1/3, P = -2/3) are all consistent: Painleve at the
+  // impulse level
+  FrictionImpulses problem;
+  problem.start(1);
+  problem.set_joint(0, -1.0, Eigen::Vector3d(1.0, 0.0, 0.0), 0.5);
+  problem.set_response(0, 0, 1.0, Eigen::Vector3d(-5.0, 0.0, 0.0));
+  EXPECT_EQ(problem.solve(), Outcome::kSeveral);
+  // moving forward, only the stuck one is (F = -1, |P| = 6)
+  problem.set_joint(0, 1.0, Eigen::Vector3d(1.0, 0.0, 0.0), 0.5);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_DOUBLE_EQ(problem.impulse(0), -1.0);
+  EXPECT_EQ(problem.mode(0), 0);
+}
+
+// Two blocks stacked in guides: the lower (m1) on the ground (joint 0, its
+// rate v1), the upper (m2) on the lower (joint 1, the relative rate v2). A
+// friction impulse F0 acts on the lower block, F1 on the upper and back on
+// the lower: C = [[1/m1, -1/m1], [-1/m1, 1/m1 + 1/m2]]. The upper block is
+// kicked by (Jx, -J): both guides take J across.
+FrictionImpulses stacked(double m1, double m2, double mu1, double mu2, double Jx, double J) {
+  FrictionImpulses problem;
+  problem.start(2);
+  problem.set_joint(0, 0.0, Eigen::Vector3d(0.0, J, 0.0), mu1);
+  problem.set_joint(1, Jx / m2, Eigen::Vector3d(0.0, J, 0.0), mu2);
+  problem.set_response(0, 0, 1.0 / m1, Eigen::Vector3d::Zero());
+  problem.set_response(0, 1, -1.0 / m1, Eigen::Vector3d::Zero());
+  problem.set_response(1, 0, -1.0 / m1, Eigen::Vector3d::Zero());
+  problem.set_response(1, 1, 1.0 / m1 + 1.0 / m2, Eigen::Vector3d::Zero());
+  return problem;
+}
+
+TEST(FrictionImpulses, TwoStackedBlocksKickedGiveWayTogether) {
+  // mu2 J = 5 N s drags the lower block, mu1 J = 3 N s holds it back: it
+  // leaves at (mu2 - mu1) J / m1 = 2 m/s, the upper at (Jx - mu2 J) / m2 =
+  // 3.75 m/s, 1.75 m/s on the lower
+  FrictionImpulses problem = stacked(1.0, 4.0, 0.3, 0.5, 20.0, 10.0);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_NEAR(problem.impulse(0), -3.0, 1e-12);
+  EXPECT_NEAR(problem.impulse(1), -5.0, 1e-12);
+  EXPECT_EQ(problem.mode(0), 1);
+  EXPECT_EQ(problem.mode(1), 1);
+}
+
+TEST(FrictionImpulses, TheLowerBlockHoldsWhenItsGuideCanTakeTheUppersDrag) {
+  // mu1 = 0.6: the lower guide holds mu2 J = 5 N s (it could take 6)
+  FrictionImpulses problem = stacked(1.0, 4.0, 0.6, 0.5, 20.0, 10.0);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_NEAR(problem.impulse(0), -5.0, 1e-12);
+  EXPECT_NEAR(problem.impulse(1), -5.0, 1e-12);
+  EXPECT_EQ(problem.mode(0), 0);
+  EXPECT_EQ(problem.mode(1), 1);
+}
+
+TEST(FrictionImpulses, AKickWithNothingAcrossTheGuidesTakesNoFriction) {
+  FrictionImpulses problem = stacked(1.0, 4.0, 0.3, 0.5, 20.0, 0.0);
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_EQ(problem.impulse(0), 0.0);
+  EXPECT_EQ(problem.impulse(1), 0.0);
+  EXPECT_EQ(problem.mode(0), 0);  // the lower block stays where it is
+  EXPECT_EQ(problem.mode(1), 1);
+}
+
+TEST(FrictionImpulses, SeveralJointsWhoseReactionLeavesItsLineAreNotSolved) {
+  FrictionImpulses problem = stacked(1.0, 4.0, 0.3, 0.5, 20.0, 10.0);
+  problem.set_response(1, 0, -1.0, Eigen::Vector3d(0.0, 0.0, 1.0));
+  EXPECT_EQ(problem.solve(), Outcome::kOffLine);
+  EXPECT_EQ(problem.off_line(), 1);
+}
+
+}  // namespace
+}  // namespace ictus
