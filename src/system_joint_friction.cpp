@@ -474,29 +474,22 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
   // what asks for friction impulses: a hold beyond mu_s |P_N|, a slipping
   // joint pressed across
   std::vector<FrictionJoint*> joints;
+  std::vector<char> needs;
+  std::vector<double> held;  // a stuck joint's hold impulse as solved, else 0
   std::string needing;
   for (FrictionJoint& fj : friction_joints) {
     const bool holds = holds_through_impact(fj, excluded);
     if (!holds && !slipping(fj)) continue;
     joints.push_back(&fj);
     const double normal = friction_normal(fj, p).norm();
-    const bool needs = holds ? std::abs(p(hold_row(fj.stick_slip))) >
-                                   element_of(*this, fj).static_lever() * normal + 1e-12 * scale
-                             : normal > 1e-12 * scale;
-    if (needs) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
+    held.push_back(holds ? p(hold_row(fj.stick_slip)) : 0.0);
+    needs.push_back(holds ? std::abs(held.back()) >
+                                element_of(*this, fj).static_lever() * normal + 1e-12 * scale
+                          : normal > 1e-12 * scale);
+    if (needs.back() != 0) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
   }
   if (needing.empty()) return released;
-  auto sites_of = [&](const std::vector<FrictionJoint*>& list) {
-    std::string out;
-    for (const FrictionJoint* fj : list) out += (out.empty() ? "" : ", ") + site_label(*this, *fj);
-    return out;
-  };
   const auto count = static_cast<int>(joints.size());
-  if (count > kMaxImpactFrictionJoints)
-    throw SimulationError(
-        time, fmt::format("{}: the impact takes friction impulses at {} joints together; ictus "
-                          "decides at most {} frictional joints in one impact (3 cases each)",
-                          sites_of(joints), count, kMaxImpactFrictionJoints));
   // a stuck joint whose hold row is dependent (two guides of one motion):
   // its friction impulse is statically indeterminate
   for (const FrictionJoint& other : friction_joints) {
@@ -527,7 +520,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
   if (!solver.factorize())
     throw SimulationError(time, fmt::format("{}: the impact without the stuck joints' friction "
                                             "is singular",
-                                            sites_of(joints)));
+                                            needing));
   for (std::size_t r = 0; r < rows.size(); ++r)
     p(static_cast<Eigen::Index>(r)) =
         excluded[r] != 0 ? 0.0 : rhs(static_cast<Eigen::Index>(r)) - row_rate(static_cast<int>(r));
@@ -559,56 +552,114 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     respond_to_unit_loads(excluded, fj->unit_acc, fj->unit_mult);
     fj->unit_valid = false;  // not the dynamics' response
   }
-  internal::FrictionImpulses problem;
-  problem.start(count);
+  // v+ = v0 + C F and P_N,i = P0_i + sum_j R_ij F_j of every joint taking part
+  VecX v0(count);
+  MatX C(count, count);
+  std::vector<Vec3> P0(joints.size()), R(joints.size() * joints.size());
   for (int i = 0; i < count; ++i) {
     const FrictionJoint& fi = *joints[static_cast<std::size_t>(i)];
-    const ReactionFriction& e = element_of(*this, fi);
-    problem.set_joint(i, rate_of(fi, velocity), friction_normal(fi, p),
-                      slipping(fi) ? e.kinetic_lever() : e.static_lever());
+    v0(i) = rate_of(fi, velocity);
+    P0[static_cast<std::size_t>(i)] = friction_normal(fi, p);
     for (int j = 0; j < count; ++j) {
       const FrictionJoint& fjj = *joints[static_cast<std::size_t>(j)];
       const auto& du = fjj.unit_acc;
-      problem.set_response(
-          i, j,
-          rate_of(fi,
-                  [&du](BodyIndex b) -> const Vec6& { return du[static_cast<std::size_t>(b)]; }),
-          friction_normal(fi, fjj.unit_mult));
+      C(i, j) = rate_of(
+          fi, [&du](BodyIndex b) -> const Vec6& { return du[static_cast<std::size_t>(b)]; });
+      R[static_cast<std::size_t>(i * count + j)] = friction_normal(fi, fjj.unit_mult);
     }
   }
-  const internal::FrictionImpulses::Outcome outcome = problem.solve();
-  switch (outcome) {
-    case internal::FrictionImpulses::Outcome::kSolved:
-      break;
-    case internal::FrictionImpulses::Outcome::kOffLine:
+  // joints whose friction impulses change each other's rates or reactions
+  // are decided together; a group that asks for nothing keeps the impulses
+  // as first solved (its holds', exact: the other groups do not reach it)
+  std::vector<int> group(joints.size());
+  for (int i = 0; i < count; ++i) group[static_cast<std::size_t>(i)] = i;
+  auto root = [&group](int i) {
+    while (group[static_cast<std::size_t>(i)] != i) i = group[static_cast<std::size_t>(i)];
+    return i;
+  };
+  const double coupling = 1e-12 * std::max(C.cwiseAbs().maxCoeff(), 1e-300);
+  for (int i = 0; i < count; ++i)
+    for (int j = 0; j < count; ++j)
+      if (i != j && (std::abs(C(i, j)) > coupling ||
+                     R[static_cast<std::size_t>(i * count + j)].norm() > 1e-12))
+        group[static_cast<std::size_t>(root(i))] = root(j);
+  std::vector<double> impulse(held);
+  std::vector<int> mode(joints.size(), kStick);
+  for (int g = 0; g < count; ++g) {
+    if (root(g) != g) continue;
+    std::vector<int> members;
+    bool asks = false;
+    for (int i = 0; i < count; ++i)
+      if (root(i) == g) {
+        members.push_back(i);
+        asks = asks || needs[static_cast<std::size_t>(i)] != 0;
+      }
+    if (!asks) continue;
+    std::string sites;
+    for (const int i : members)
+      sites +=
+          (sites.empty() ? "" : ", ") + site_label(*this, *joints[static_cast<std::size_t>(i)]);
+    const auto size = static_cast<int>(members.size());
+    if (size > kMaxImpactFrictionJoints)
       throw SimulationError(
-          time,
-          fmt::format("{}: the impact takes friction impulses at several joints and this "
-                      "one's transverse reaction impulse does not stay on one line (a "
-                      "spatial load): ictus solves coupled friction impulses for planar "
-                      "reactions only",
-                      site_label(*this, *joints[static_cast<std::size_t>(problem.off_line())])));
-    case internal::FrictionImpulses::Outcome::kDependent:
-      throw SimulationError(
-          time, fmt::format("{}: the impact's friction impulses are not determined (their "
-                            "joints' motions are dependent); ictus does not decide them",
-                            sites_of(joints)));
-    case internal::FrictionImpulses::Outcome::kNone:
-    case internal::FrictionImpulses::Outcome::kSeveral: {
-      const bool none = outcome == internal::FrictionImpulses::Outcome::kNone;
-      throw SimulationError(
-          time, fmt::format("{}: Coulomb friction at the impulse level has {} consistent "
-                            "solutions in this impact (Painleve's paradox); the rigid model "
-                            "does not determine the motion. Lower mu, or model the guides' "
-                            "compliance",
-                            sites_of(joints), none ? "no" : "several"));
+          time, fmt::format("{}: the impact takes friction impulses at {} coupled joints; ictus "
+                            "decides at most {} coupled frictional joints in one impact (3 "
+                            "cases each)",
+                            sites, size, kMaxImpactFrictionJoints));
+    internal::FrictionImpulses problem;
+    problem.start(size);
+    for (int a = 0; a < size; ++a) {
+      const int i = members[static_cast<std::size_t>(a)];
+      const ReactionFriction& e = element_of(*this, *joints[static_cast<std::size_t>(i)]);
+      problem.set_joint(
+          a, v0(i), P0[static_cast<std::size_t>(i)],
+          slipping(*joints[static_cast<std::size_t>(i)]) ? e.kinetic_lever() : e.static_lever());
+      for (int b = 0; b < size; ++b) {
+        const int j = members[static_cast<std::size_t>(b)];
+        problem.set_response(a, b, C(i, j), R[static_cast<std::size_t>(i * count + j)]);
+      }
+    }
+    const internal::FrictionImpulses::Outcome outcome = problem.solve();
+    switch (outcome) {
+      case internal::FrictionImpulses::Outcome::kSolved:
+        break;
+      case internal::FrictionImpulses::Outcome::kOffLine:
+        throw SimulationError(
+            time,
+            fmt::format(
+                "{}: the impact takes friction impulses at several coupled joints "
+                "and this one's transverse reaction impulse does not stay on one "
+                "line (a spatial load): ictus solves coupled friction impulses "
+                "for planar reactions only",
+                site_label(*this, *joints[static_cast<std::size_t>(
+                                      members[static_cast<std::size_t>(problem.off_line())])])));
+      case internal::FrictionImpulses::Outcome::kDependent:
+        throw SimulationError(
+            time, fmt::format("{}: the impact's friction impulses are not determined (their "
+                              "joints' motions are dependent); ictus does not decide them",
+                              sites));
+      case internal::FrictionImpulses::Outcome::kNone:
+      case internal::FrictionImpulses::Outcome::kSeveral:
+        throw SimulationError(
+            time,
+            fmt::format("{}: Coulomb friction at the impulse level has {} consistent "
+                        "solutions in this impact (Painleve's paradox); the rigid model "
+                        "does not determine the motion. Lower mu, or model the guides' "
+                        "compliance",
+                        sites,
+                        outcome == internal::FrictionImpulses::Outcome::kNone ? "no" : "several"));
+    }
+    for (int a = 0; a < size; ++a) {
+      const auto i = static_cast<std::size_t>(members[static_cast<std::size_t>(a)]);
+      impulse[i] = problem.impulse(a);
+      mode[i] = problem.mode(a);
     }
   }
 
   // the impact with the friction impulses
   for (int i = 0; i < count; ++i) {
     const FrictionJoint& fj = *joints[static_cast<std::size_t>(i)];
-    const double F = problem.impulse(i);
+    const double F = impulse[static_cast<std::size_t>(i)];
     p += F * fj.unit_mult;
     for (int b = 0; b < n; ++b) velocity(b) += F * fj.unit_acc[static_cast<std::size_t>(b)];
   }
@@ -616,16 +667,16 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
   for (int i = 0; i < count; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const FrictionJoint& fj = *joints[ui];
-    const double F = problem.impulse(i);
+    const double F = impulse[ui];
     if (holds[ui] >= 0) {
       // a stuck joint's friction impulse in its hold row's slot (log,
       // channels); one that stays stuck keeps its row
       p(holds[ui]) = F;
-      if (problem.mode(i) == kStick) {
+      if (mode[ui] == kStick) {
         excluded[static_cast<std::size_t>(holds[ui])] = 0;
       } else {
         released.push_back(holds[ui]);
-        result.let_go.emplace_back(fj.stick_slip, problem.mode(i));
+        result.let_go.emplace_back(fj.stick_slip, mode[ui]);
       }
     } else if (F != 0.0) {
       // a slipping joint has no row: its friction impulse is logged by name

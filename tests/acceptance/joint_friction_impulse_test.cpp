@@ -222,6 +222,58 @@ TEST(JointFrictionImpulse, AKickThatTurnsASlippingBlockRoundTakesTheFrictionAgai
   EXPECT_EQ(count_events(r, "reversal"), 1);
 }
 
+// Two blocks in guides of their own, kicked in one event: a, at rest, by
+// (3, -10) N s, which its static friction holds (mu_s 10 = 4 N s); b,
+// slipping at 1 m/s, by (0, -2) N s, which slows it by mu 2 / m. Their
+// friction impulses do not reach each other: b's is decided alone, and a
+// keeps the hold impulse of the impact as first solved (-3 N s), exactly.
+TEST(JointFrictionImpulse, GuidesThatDoNotReachEachOtherAreDecidedApart) {
+  constexpr const char* kTwoBlocks = R"(ictus: 1
+name: two blocks in their own frictional guides, kicked together
+gravity: [0, -9.81, 0]
+bodies:
+  a: {mass: 2, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}
+  b: {mass: 2, inertia: [0.1, 0.1, 0.1], position: [0, 0, 1]}
+joints:
+  guide_a:
+    type: prismatic
+    between: [ground, a]
+    at: [0, 0, 0]
+    axis: [1, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4}
+  guide_b:
+    type: prismatic
+    between: [ground, b]
+    at: [0, 0, 1]
+    axis: [1, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4}
+initial_velocities: {guide_b.v: 1}
+events:
+  kick:
+    when: t >= 0.1
+    do: [{impulse: {on: a, linear: [3, -10, 0]}}, {impulse: {on: b, linear: [0, -2, 0]}}]
+    once: true
+simulate: {until: 0.5, output_step: 0.01, max_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)";
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(kTwoBlocks, "two blocks", {}),
+      {"a.x", "a.vx", "b.x", "guide_a.friction_mode", "guide_b.friction_mode", "energy.balance"});
+  EXPECT_EQ(r.max_abs("a.x"), 0.0);
+  EXPECT_EQ(r.max_abs("a.vx"), 0.0);
+  EXPECT_EQ(r.final("guide_a.friction_mode"), 0.0);
+  const double a = kMu * kG, v_kick = 1.0 - a * kKick, v_plus = v_kick - kMu * 2.0 / kMass;
+  const double x_kick = kKick - 0.5 * a * kKick * kKick;
+  EXPECT_NEAR(r.final("b.x"), x_kick + v_plus * v_plus / (2.0 * a), 1e-9);
+  EXPECT_EQ(r.final("guide_b.friction_mode"), 0.0);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  bool logged = false;
+  for (const EventRecord& e : r.events)
+    if (e.kind == "impact")
+      logged = e.detail.find("guide_a.friction.stick=-3,") != std::string::npos &&
+               e.detail.find("guide_b.friction.slip=-0.6") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
 // Two blocks stacked in frictional guides (tests/models/stacked_blocks_friction.yaml:
 // m1 = 1 kg below on mu1 = 0.3, m2 = 4 kg above on mu2 = 0.5) at rest, the
 // upper kicked by (20, -10) N s: both guides take 10 N s across, the upper
