@@ -16,6 +16,7 @@
 #include "contact/friction_pyramid.h"
 #include "contact/lcp.h"
 #include "contact/pivoting_lcp.h"
+#include "contact_impact_joint_friction.h"
 #include "dense_rows.h"
 #include "ictus/constraints/rotation_lock.h"
 #include "ictus/forces/reaction_friction.h"
@@ -502,6 +503,21 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
                        rough.empty() ? ""
                                      : "; with Coulomb friction in the impact this may be "
                                        "Painleve's paradox: lower mu"));
+  // Coulomb friction at the impulse level on the frictional joints: where a
+  // joint asks for a friction impulse, the impact decided again with it
+  {
+    const internal::ContactImpactProblem problem{d.Minv, d.DE, d.equality_rows, rE, d.G,
+                                                 c,      u1,   sol.l_E};
+    internal::ContactImpactWithJointFriction with_joints;
+    if (internal::joint_friction_in_contact_impact(s, t, problem, !rough.empty(),
+                                                   side_list(*this, sides), with_joints)) {
+      sol.x = std::move(with_joints.x);
+      sol.z = std::move(with_joints.z);
+      sol.l_E = std::move(with_joints.l_E);
+      result.let_go = std::move(with_joints.let_go);
+      result.joint_friction = std::move(with_joints.friction);
+    }
+  }
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
   s.compute_kinematics(t, y);
   // a stuck tangent that the impulses set slipping lets go (the decision

@@ -392,6 +392,11 @@ class System final : public MechanicalSystem {
     std::vector<double> impulse, rate_before, rate_after;
     double kinetic_before = 0.0;
     double kinetic_after = 0.0;
+    /// stuck frictional joints the impact sets slipping: (stick/slip
+    /// element, mode), for the caller to apply once the impact is final
+    std::vector<std::pair<int, int>> let_go;
+    /// the frictional joints' impulses: ("<element>.stick" or ".slip", F)
+    std::vector<std::pair<std::string, double>> joint_friction;
   };
   ContactImpact contact_impact(double t, VecX& y, std::span<const int> sides,
                                std::span<const double> restitution = {},

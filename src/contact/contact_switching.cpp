@@ -219,6 +219,12 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
     y = before;
     r = system_.contact_impact(t, y, sides, restitution, held);
   }
+  // stuck frictional joints the final impact set slipping (ElementSwitching::wake
+  // logs their slip); their friction impulses go into the first side's line
+  for (const auto& [element, mode] : r.let_go) system_.set_stick_slip_mode(element, mode);
+  std::string joint_friction;
+  for (const auto& [name, F] : r.joint_friction)
+    joint_friction += fmt::format("{}{}={:.9g}", joint_friction.empty() ? "" : ", ", name, F);
   int changes = 0;
   for (std::size_t i = 0; i < sides.size(); ++i) {
     const int k = sides[i];
@@ -227,10 +233,13 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
     const double v_out = r.rate_after[i];
     if (r.impulse[i] > 0.0 || v_in < 0.0) {
       log_({t, "impact", system_.contact_side_name(k),
-            fmt::format("gap rate {:.12g} -> {:.12g}; normal impulse {:.12g}; kinetic energy "
-                        "{:.12g} -> {:.12g} J (lost {:.6g} J)",
-                        v_in, v_out, r.impulse[i], r.kinetic_before, r.kinetic_after,
-                        r.kinetic_before - r.kinetic_after)});
+            fmt::format(
+                "gap rate {:.12g} -> {:.12g}; normal impulse {:.12g}; kinetic energy "
+                "{:.12g} -> {:.12g} J (lost {:.6g} J){}",
+                v_in, v_out, r.impulse[i], r.kinetic_before, r.kinetic_after,
+                r.kinetic_before - r.kinetic_after,
+                joint_friction.empty() ? "" : "; joint friction impulses: " + joint_friction)});
+      joint_friction.clear();
       ++changes;
     }
     if (remaining_time[i] >= 0.0) {

@@ -1,0 +1,273 @@
+#include "contact_impact_joint_friction.h"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+
+#include "dense_rows.h"
+#include "friction_impulses.h"
+#include "ictus/forces/reaction_friction.h"
+
+namespace ictus::internal {
+
+namespace {
+
+// the joints decided together (5^k systems per active set) and the free
+// sides whose active sets are enumerated (2^sides)
+constexpr int kMaxJoints = 6;
+constexpr int kMaxFreeSides = 10;
+
+const ReactionFriction& element_of(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
+  return static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+}
+
+std::string site_label(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
+  return fmt::format("joint '{}'", element_of(s, fj).site());
+}
+
+// A frictional joint of the impact: its slip-rate row and the generalized
+// load of a unit friction force along it (6n each), its coefficient, and
+// its hold row's index among the equality rows while stuck.
+struct Joint {
+  System::Impl::FrictionJoint* fj = nullptr;
+  int hold_slot = -1;
+  double mu = 0.0;
+  VecX rate, load;
+};
+
+// One consistent outcome of an active set
+struct Outcome {
+  VecX x, z, l_E;
+  std::vector<double> F;
+  std::vector<int> mode;
+};
+
+}  // namespace
+
+bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactImpactProblem& p,
+                                      bool rough, const std::string& sides,
+                                      ContactImpactWithJointFriction& out) {
+  const auto nE = static_cast<int>(p.equality_rows.size());
+  const auto nf = static_cast<int>(p.G.rows());
+  const int nv = 6 * s.n;
+  // the equality impulses on the System's rows (a joint's transverse
+  // reaction reads its own rows)
+  auto on_rows = [&](const VecX& l, std::span<const int> rows) {
+    VecX all = VecX::Zero(static_cast<Eigen::Index>(s.rows.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) all(rows[i]) = l(static_cast<Eigen::Index>(i));
+    return all;
+  };
+  const VecX first = on_rows(p.l_E, p.equality_rows);
+  const double scale = std::max(p.l_E.lpNorm<Eigen::Infinity>(), 1e-300);
+
+  // what asks for friction impulses: a hold beyond mu_s |P_N|, a slipping
+  // joint pressed across
+  std::vector<Joint> joints;
+  std::string needing, dependent;
+  for (System::Impl::FrictionJoint& fj : s.friction_joints) {
+    if (fj.joint < 0 || fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0)
+      continue;
+    const ReactionFriction& e = element_of(s, fj);
+    Joint j;
+    j.fj = &fj;
+    const bool stuck = e.mode() == kStick;
+    if (stuck) {
+      const int hold = s.hold_row(fj.stick_slip);
+      const auto at = std::find(p.equality_rows.begin(), p.equality_rows.end(), hold);
+      if (hold < 0 || at == p.equality_rows.end()) {
+        // a dependent hold (two guides of one motion): left out of the impact
+        if (hold >= 0) dependent = site_label(s, fj);
+        continue;
+      }
+      j.hold_slot = static_cast<int>(at - p.equality_rows.begin());
+    }
+    j.mu = stuck ? e.static_lever() : e.kinetic_lever();
+    const double normal = s.friction_normal(fj, first).norm();
+    const bool needs = stuck ? std::abs(p.l_E(j.hold_slot)) > j.mu * normal + 1e-12 * scale
+                             : normal > 1e-12 * scale;
+    if (needs) needing += (needing.empty() ? "" : ", ") + site_label(s, fj);
+    joints.push_back(std::move(j));
+  }
+  if (needing.empty()) return false;
+  auto not_built = [&](const std::string& why) {
+    return SimulationError(
+        t, fmt::format("{}: the impact of contact(s) {} takes friction impulses at these "
+                       "joints, {}",
+                       needing, sides, why));
+  };
+  if (rough)
+    throw not_built(
+        "and its contacts have friction: ictus decides joint friction in a contact impact with "
+        "frictionless contacts only");
+  if (!dependent.empty())
+    throw not_built(
+        fmt::format("and the stuck {}'s hold is dependent on the others (one motion "
+                    "held twice): its friction impulse is statically indeterminate",
+                    dependent));
+  const auto k = static_cast<int>(joints.size());
+  if (k > kMaxJoints)
+    throw not_built(
+        fmt::format("and the model's {} frictional joints are more than the {} ictus "
+                    "decides together in a contact impact",
+                    k, kMaxJoints));
+  if (nf > kMaxFreeSides)
+    throw not_built(
+        fmt::format("with {} contact sides, more than the {} whose active sets ictus "
+                    "enumerates",
+                    nf, kMaxFreeSides));
+
+  const ForceContext ctx(s.kin, s.t);
+  std::vector<BodyLoad> loads(static_cast<std::size_t>(s.n));
+  for (Joint& j : joints) {
+    j.rate = VecX(nv);
+    scatter_row(slip_rate_row(s, *j.fj), j.fj->base, j.fj->follower, 1.0, j.rate);
+    for (BodyLoad& l : loads) l = BodyLoad{};
+    LoadAccumulator accumulator(loads);
+    s.forces[static_cast<std::size_t>(j.fj->force)]->add_slip_load(ctx, accumulator, 1.0);
+    j.load = dense_loads(loads);
+  }
+  // the equality rows kept: all but the stuck joints' holds (their friction
+  // impulses are the unknowns)
+  std::vector<int> kept_slots;
+  for (int i = 0; i < nE; ++i)
+    if (std::none_of(joints.begin(), joints.end(),
+                     [i](const Joint& j) { return j.hold_slot == i; }))
+      kept_slots.push_back(i);
+  std::vector<int> kept_rows;
+  for (const int i : kept_slots) kept_rows.push_back(p.equality_rows[static_cast<std::size_t>(i)]);
+  const auto ne = static_cast<Eigen::Index>(kept_slots.size());
+
+  // each active set of the free sides (pushing: G_k u+ = c_k, P_k >= 0; the
+  // others P_k = 0, G_k u+ >= c_k) is an impact with equality rows only
+  std::vector<Outcome> found;
+  bool several = false, undetermined = false;
+  const double speed = std::max(p.u1.lpNorm<Eigen::Infinity>(), 1e-300);
+  for (unsigned mask = 0; mask < (1U << nf); ++mask) {
+    std::vector<int> active;
+    for (int a = 0; a < nf; ++a)
+      if ((mask >> a & 1U) != 0) active.push_back(a);
+    const auto m = ne + static_cast<Eigen::Index>(active.size());
+    MatX J(m, nv);
+    VecX r(m);
+    for (Eigen::Index i = 0; i < ne; ++i) {
+      J.row(i) = p.DE.row(kept_slots[static_cast<std::size_t>(i)]);
+      r(i) = p.rE(kept_slots[static_cast<std::size_t>(i)]);
+    }
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      J.row(ne + static_cast<Eigen::Index>(a)) = p.G.row(active[a]);
+      r(ne + static_cast<Eigen::Index>(a)) = p.c(active[a]);
+    }
+    const MatX MJt = p.Minv * J.transpose();
+    Eigen::CompleteOrthogonalDecomposition<MatX> A;
+    if (m > 0) A.compute(J * MJt);
+    auto multipliers = [&](const VecX& rhs) -> VecX {
+      return m > 0 ? VecX(A.solve(rhs)) : VecX(VecX::Zero(0));
+    };
+    const VecX l0 = multipliers(r - J * p.u1);
+    const VecX x0 = p.u1 + MJt * l0;
+    // targets that contradict each other (a side dependent on the joints
+    // with another rebound): no such impact
+    if ((J * x0 - r).lpNorm<Eigen::Infinity>() >
+        1e-9 * std::max(speed, r.lpNorm<Eigen::Infinity>()))
+      continue;
+    std::vector<VecX> du(joints.size()), dl(joints.size());
+    for (int j = 0; j < k; ++j) {
+      const VecX free = p.Minv * joints[static_cast<std::size_t>(j)].load;
+      dl[static_cast<std::size_t>(j)] = multipliers(-(J * free));
+      du[static_cast<std::size_t>(j)] = free + MJt * dl[static_cast<std::size_t>(j)];
+    }
+    FrictionImpulses problem;
+    problem.start(k);
+    const VecX first_rows = on_rows(l0.head(ne), kept_rows);
+    for (int i = 0; i < k; ++i) {
+      const Joint& ji = joints[static_cast<std::size_t>(i)];
+      problem.set_joint(i, ji.rate.dot(x0), s.friction_normal(*ji.fj, first_rows), ji.mu);
+      for (int j = 0; j < k; ++j)
+        problem.set_response(
+            i, j, ji.rate.dot(du[static_cast<std::size_t>(j)]),
+            s.friction_normal(*ji.fj,
+                              on_rows(dl[static_cast<std::size_t>(j)].head(ne), kept_rows)));
+    }
+    switch (problem.solve()) {
+      case FrictionImpulses::Outcome::kSolved:
+        break;
+      case FrictionImpulses::Outcome::kNone:
+        continue;
+      case FrictionImpulses::Outcome::kSeveral:
+        several = true;
+        continue;
+      case FrictionImpulses::Outcome::kDependent:
+        undetermined = true;
+        continue;
+      case FrictionImpulses::Outcome::kOffLine:
+        throw not_built(fmt::format(
+            "and {}'s transverse reaction impulse does not stay on one line (a spatial load): "
+            "ictus decides several joints' friction impulses for planar reactions only",
+            site_label(s, *joints[static_cast<std::size_t>(problem.off_line())].fj)));
+    }
+    Outcome o;
+    o.x = x0;
+    VecX l = l0;
+    for (int j = 0; j < k; ++j) {
+      o.F.push_back(problem.impulse(j));
+      o.mode.push_back(problem.mode(j));
+      o.x += problem.impulse(j) * du[static_cast<std::size_t>(j)];
+      l += problem.impulse(j) * dl[static_cast<std::size_t>(j)];
+    }
+    // Newton's law on every free side
+    const double impulse_scale = std::max(l.lpNorm<Eigen::Infinity>(), 1e-300);
+    const double rate_tolerance = 1e-10 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
+    o.z = VecX::Zero(nf);
+    bool consistent = true;
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      const double P = l(ne + static_cast<Eigen::Index>(a));
+      consistent = consistent && P >= -1e-10 * impulse_scale;
+      o.z(active[a]) = std::max(P, 0.0);
+    }
+    for (int a = 0; a < nf && consistent; ++a)
+      if ((mask >> a & 1U) == 0) consistent = p.G.row(a).dot(o.x) >= p.c(a) - rate_tolerance;
+    if (!consistent) continue;
+    // the velocities decide (a dependent side's impulse is not unique)
+    const bool seen = std::any_of(found.begin(), found.end(), [&](const Outcome& f) {
+      return (f.x - o.x).lpNorm<Eigen::Infinity>() <=
+             1e-9 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
+    });
+    if (seen) continue;
+    o.l_E = VecX::Zero(nE);
+    for (Eigen::Index i = 0; i < ne; ++i) o.l_E(kept_slots[static_cast<std::size_t>(i)]) = l(i);
+    for (int j = 0; j < k; ++j)
+      if (joints[static_cast<std::size_t>(j)].hold_slot >= 0)
+        o.l_E(joints[static_cast<std::size_t>(j)].hold_slot) = problem.impulse(j);
+    found.push_back(std::move(o));
+  }
+  if (found.size() != 1 || several) {
+    if (found.empty() && undetermined)
+      throw not_built("and they are not determined (the joints' motions are dependent)");
+    throw SimulationError(
+        t, fmt::format("{}: in the impact of contact(s) {}, Coulomb friction at the impulse level "
+                       "with the contacts' Newton law has {} consistent solutions (Painleve's "
+                       "paradox); the rigid model does not determine the motion. Lower mu, or "
+                       "model the guides' compliance",
+                       needing, sides, found.empty() ? "no" : "several"));
+  }
+  Outcome& o = found.front();
+  out.x = std::move(o.x);
+  out.z = std::move(o.z);
+  out.l_E = std::move(o.l_E);
+  out.let_go.clear();
+  out.friction.clear();
+  for (int j = 0; j < k; ++j) {
+    const Joint& joint = joints[static_cast<std::size_t>(j)];
+    const auto uj = static_cast<std::size_t>(j);
+    if (joint.hold_slot >= 0 && o.mode[uj] != kStick)
+      out.let_go.emplace_back(joint.fj->stick_slip, o.mode[uj]);
+    if (o.F[uj] != 0.0)
+      out.friction.emplace_back(
+          element_of(s, *joint.fj).name() + (joint.hold_slot >= 0 ? ".stick" : ".slip"), o.F[uj]);
+  }
+  return true;
+}
+
+}  // namespace ictus::internal

@@ -1,0 +1,51 @@
+// Coulomb friction at the impulse level on the frictional joints of a
+// contact impact (docs/theory/friction.md, "Friction impulses in an
+// impact", "In a contact impact"): the impact's complementarity problem with every
+// stuck joint held and no slipping joint's friction is solved first; where
+// a joint then asks for a friction impulse, the free sides' active sets are
+// enumerated, each an equality-constrained impact whose joints' friction
+// impulses are decided as in the system impact (friction_impulses.h).
+#pragma once
+
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "system_impl.h"
+
+namespace ictus::internal {
+
+/// The contact impact as contact_impact assembled it, over the sides free
+/// in its complementarity problem.
+struct ContactImpactProblem {
+  const MatX& Minv;                    // 6n x 6n
+  const MatX& DE;                      // equality rows (joints, drivers, held sides, stuck holds)
+  std::span<const int> equality_rows;  // their rows in the System
+  const VecX& rE;                      // their targets
+  const MatX& G;                       // the free sides' gap-rate rows (sign included)
+  const VecX& c;                       // Newton's law: G u+ >= c, equal where the side pushes
+  const VecX& u1;                      // the velocities before
+  const VecX& l_E;                     // the equality rows' impulses of the solution found
+};
+
+struct ContactImpactWithJointFriction {
+  VecX x;    // the velocities after
+  VecX z;    // the normal impulse of each free side
+  VecX l_E;  // per equality row (a let-go hold's slot: its joint's friction impulse)
+  std::vector<std::pair<int, int>> let_go;  // stuck joints set slipping: (element, mode)
+  // the friction impulses, for the log: (element name + ".stick"/".slip", F)
+  std::vector<std::pair<std::string, double>> friction;
+};
+
+/// False when every stuck joint's hold impulse is within mu_s |P_N| and no
+/// slipping joint takes a transverse impulse: the solution found obeys
+/// Coulomb's law. Otherwise true, with the impact decided again into `out`;
+/// throws SimulationError when that is not unique or not built (rough
+/// sides, more than 6 joints or 10 free sides, several joints' reactions
+/// off their lines). `sides` names the impact's sides for messages.
+bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactImpactProblem& p,
+                                      bool rough, const std::string& sides,
+                                      ContactImpactWithJointFriction& out);
+
+}  // namespace ictus::internal

@@ -1,0 +1,161 @@
+// Friction impulses at frictional joints in a contact impact
+// (docs/theory/friction.md, "Friction impulses in an impact"): a ball of
+// mass m_b dropped onto a block of mass m in a horizontal frictional guide
+// (mu = 0.3, mu_s = 0.4), the contact frictionless and plastic. The guide
+// takes the ball's impulse P across it, so its friction impulse is mu P
+// (mu_s P for the block at rest) against the block's rate after the impact.
+// Before, a slipping guide took no friction impulse and a stuck guide's hold
+// took the impulse along it whole.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ictus/model_file.h"
+#include "ictus/simulation.h"
+#include "support/test_support.h"
+
+namespace ictus {
+namespace {
+
+constexpr double kBlock = 2.0, kBall = 0.5, kMu = 0.3, kMuStatic = 0.4, kG = 9.81;
+constexpr double kDrop = 0.1, kRadius = 0.05;  // ball centre above the plane's point; its radius
+
+// The block's top is a plane through (0, 0.1, 0) of the block, tilted by
+// `tilt` about z (normal (-sin, cos, 0)); the ball starts at (0, 0.2, 0)
+// falling at w.
+constexpr const char* kBallOnBlock = R"(ictus: 1
+name: a ball dropped on a block in a frictional guide
+parameters: {v0: 1, w: 3, tilt: 0}
+gravity: [0, -9.81, 0]
+bodies:
+  block: {mass: 2, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}
+  ball: {mass: 0.5, inertia: [0.01, 0.01, 0.01], position: [0, 0.2, 0]}
+joints:
+  guide:
+    type: prismatic
+    between: [ground, block]
+    at: [0, 0, 0]
+    axis: [1, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4}
+shapes:
+  top: {body: block, type: plane, at: [0, 0.1, 0], normal: [-sin(tilt), cos(tilt), 0]}
+  ball_shape: {body: ball, type: sphere, radius: 0.05}
+contacts:
+  landing: {type: shapes, between: [ball, block]}
+initial_velocities: {guide.v: v0, ball.vy: -w}
+simulate: {until: 0.3, output_step: 0.001, max_step: 0.001, rtol: 1e-10, atol: 1e-12}
+)";
+
+test::RecordedRun drop(double v0, double w, double tilt) {
+  return test::run_and_record(
+      parse_model(kBallOnBlock, "ball on block",
+                  {{"v0", fmt::format("{}", v0)},
+                   {"w", fmt::format("{}", w)},
+                   {"tilt", fmt::format("{}", tilt)}}),
+      {"block.x", "block.vx", "ball.vx", "ball.vy", "guide.friction_mode", "energy.balance"});
+}
+
+// The instant the ball reaches the plane: it falls along y, the plane's
+// distance shrinking by cos(tilt) per metre.
+double landing_time(double w, double tilt) {
+  const double drop = kDrop - kRadius / std::cos(tilt);
+  return (-w + std::sqrt(w * w + 2.0 * kG * drop)) / kG;
+}
+
+// The sample just after the impact at t_c (ictus writes one before and one
+// after an event's instant)
+std::size_t after_impact(const test::RecordedRun& r, double t_c) {
+  std::size_t k = 0;
+  while (k < r.t.size() && r.t[k] < t_c - 1e-9) ++k;
+  while (k + 1 < r.t.size() && r.t[k + 1] <= t_c + 1e-9) ++k;
+  return k;
+}
+
+// Sliding at v_c when the ball lands flat with w_c: P = m_b w_c, and the
+// guide's kinetic friction mu P slows the block to v_c - mu P / m. Then the
+// ball rides on it (frictionless: it stays at x = 0) and the guide carries
+// both weights: the block slows at mu (m + m_b) g / m.
+TEST(ContactImpactJointFriction, ABallLandingOnASlidingBlockPressesItsGuideForMuTimesItsImpulse) {
+  const double v0 = 2.0, w = 3.0;
+  const test::RecordedRun r = drop(v0, w, 0.0);
+  const double t_c = landing_time(w, 0.0);
+  const double v_c = v0 - kMu * kG * t_c, w_c = w + kG * t_c;
+  const double P = kBall * w_c;
+  const double v_plus = v_c - kMu * P / kBlock;
+  const double x_c = v0 * t_c - 0.5 * kMu * kG * t_c * t_c;
+  const double a = kMu * (kBlock + kBall) * kG / kBlock;
+  const std::size_t k = after_impact(r, t_c);
+  ASSERT_NEAR(r.t[k], t_c, 1e-9);
+  EXPECT_NEAR(r["block.vx"][k], v_plus, 1e-9);
+  EXPECT_NEAR(r["ball.vy"][k], 0.0, 1e-9);
+  for (std::size_t i = k; i < r.t.size(); ++i) {
+    const double s = r.t[i] - t_c;
+    EXPECT_NEAR(r["block.x"][i], x_c + v_plus * s - 0.5 * a * s * s, 1e-9) << r.t[i];
+  }
+  EXPECT_LT(r.max_abs("ball.vx"), 1e-15);  // (the dense solve's round-off)
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// Landing hard enough, mu P exceeds the block's momentum: it stops in the
+// impact, and static friction holds it (the ball's weight adds to the press).
+TEST(ContactImpactJointFriction, ABallLandingHardEnoughStopsTheBlockInTheImpact) {
+  const double v0 = 0.2, w = 3.0;
+  const test::RecordedRun r = drop(v0, w, 0.0);
+  const double t_c = landing_time(w, 0.0);
+  const double v_c = v0 - kMu * kG * t_c;
+  ASSERT_GT(kMu * kBall * (w + kG * t_c), kBlock * v_c);
+  const std::size_t k = after_impact(r, t_c);
+  EXPECT_NEAR(r["block.vx"][k], 0.0, 1e-12);
+  EXPECT_NEAR(r.final("block.x"), v0 * t_c - 0.5 * kMu * kG * t_c * t_c, 1e-9);
+  EXPECT_EQ(r.final("guide.friction_mode"), 0.0);
+  bool stuck_at_landing = false;
+  for (const EventRecord& e : r.events)
+    if (e.name == "guide.friction" && e.kind == "stick")
+      stuck_at_landing = std::abs(e.t - t_c) < 1e-9;
+  EXPECT_TRUE(stuck_at_landing);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// The block at rest, its top tilted by 30 degrees (tan 30 > mu_s): the
+// normal impulse P n pushes it along the guide by P sin and across by P cos,
+// more than static friction holds. With F = -mu_s P cos against the slip
+// and the plastic contact n . (u_ball - v e_x) = 0:
+//   P = cos w_c / (1/m_b + sin (sin - mu_s cos) / m),  v+ = P (sin - mu_s cos) / m.
+TEST(ContactImpactJointFriction, ABallStrikingATiltedTopPushesTheStuckBlockOffAgainstMuStatic) {
+  const double w = 3.0, tilt = M_PI / 6.0;
+  const test::RecordedRun r = drop(0.0, w, tilt);
+  const double t_c = landing_time(w, tilt);
+  const double w_c = w + kG * t_c, sn = std::sin(tilt), cs = std::cos(tilt);
+  const double P = cs * w_c / (1.0 / kBall + sn * (sn - kMuStatic * cs) / kBlock);
+  const double v_plus = P * (sn - kMuStatic * cs) / kBlock;
+  const std::size_t k = after_impact(r, t_c);
+  ASSERT_NEAR(r.t[k], t_c, 1e-9);
+  EXPECT_NEAR(r["block.vx"][k], v_plus, 1e-9);
+  EXPECT_NEAR(r["ball.vx"][k], -P * sn / kBall, 1e-9);
+  EXPECT_NEAR(r["ball.vy"][k], -w_c + P * cs / kBall, 1e-9);
+  bool slipped_at_landing = false;
+  for (const EventRecord& e : r.events)
+    if (e.name == "guide.friction" && e.kind == "slip")
+      slipped_at_landing = std::abs(e.t - t_c) < 1e-9;
+  EXPECT_TRUE(slipped_at_landing);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// Tilted by 20 degrees (tan 20 = 0.364 <= mu_s): static friction holds the
+// block, and the ball takes the whole plastic impact along n.
+TEST(ContactImpactJointFriction, ABallStrikingAGentlerTiltIsHeldByStaticFriction) {
+  const double w = 3.0, tilt = 20.0 * M_PI / 180.0;
+  const test::RecordedRun r = drop(0.0, w, tilt);
+  const double t_c = landing_time(w, tilt);
+  const std::size_t k = after_impact(r, t_c);
+  EXPECT_EQ(r["block.vx"][k], 0.0);
+  const double w_c = w + kG * t_c;
+  // the ball keeps its velocity along the plane: (0, -w_c) less its normal part
+  EXPECT_NEAR(r["ball.vx"][k], -std::sin(tilt) * std::cos(tilt) * w_c, 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+}  // namespace
+}  // namespace ictus
