@@ -261,7 +261,10 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
   for (int j = 0; j < k; ++j) {
     const Joint& joint = joints[static_cast<std::size_t>(j)];
     const auto uj = static_cast<std::size_t>(j);
-    if (joint.hold_slot >= 0 && o.mode[uj] != kStick)
+    // a stuck joint set slipping, a slipping one turned round (one stopped is
+    // decided after the impact, ElementSwitching::wake)
+    const int now = s.forces[static_cast<std::size_t>(joint.fj->force)]->mode();
+    if (o.mode[uj] != kStick && (joint.hold_slot >= 0 || o.mode[uj] == -now))
       out.let_go.emplace_back(joint.fj->stick_slip, o.mode[uj]);
     if (o.F[uj] != 0.0)
       out.friction.emplace_back(

@@ -227,7 +227,9 @@ int ElementSwitching::wake(double t, VecX& y) {
     const double rate = system_.stick_slip_rate(k);
     const bool turned =
         mode != kStick && mode * noted_rate_[ki] > 0.0 && (mode * rate < 0.0 || stopped(k, rate));
-    waking_[ki] = switched_on || let_go || turned ? 1 : 0;
+    // or turned round by the impact itself (System::apply_impact set its new side)
+    const bool reversed = noted_mode_[ki] != kStick && mode == -noted_mode_[ki];
+    waking_[ki] = switched_on || let_go || turned || reversed ? 1 : 0;
     any = any || waking_[ki] != 0;
   }
   if (!any) return 0;

@@ -19,6 +19,7 @@ constexpr double kTolerance = 1e-10;
 struct Candidate {
   Eigen::VectorXd F;
   std::vector<int> mode;
+  bool indeterminate = false;  // from a singular system: other F give the same motion
 };
 
 }  // namespace
@@ -73,6 +74,7 @@ void FrictionImpulses::start(int count) {
   R_.assign(static_cast<std::size_t>(count * count), Eigen::Vector3d::Zero());
   mode_.assign(static_cast<std::size_t>(count), 0);
   off_line_ = -1;
+  indeterminate_ = false;
 }
 
 void FrictionImpulses::set_joint(int i, double rate, const Eigen::Vector3d& normal, double mu) {
@@ -109,17 +111,22 @@ FrictionImpulses::Outcome FrictionImpulses::solve_one() {
     const int found = slip_normal(P0, R, mu, s, &roots[0], &roots[1]);
     for (int r = 0; r < found; ++r) {
       const double F = -s * mu * roots[static_cast<std::size_t>(r)];
-      if (s * (v0 + c * F) > kTolerance * std::max(rate_scale, std::abs(c * F)))
+      // (overlapping the stuck test at v = 0: a boundary solution is found
+      // twice, and merged below)
+      if (s * (v0 + c * F) >= -kTolerance * std::max(rate_scale, std::abs(c * F)))
         candidates.emplace_back(F, s);
     }
   }
   if (candidates.empty()) return Outcome::kNone;
-  // a solution on a boundary (a slip at v = 0) is found twice: one solution
+  // the velocities decide: v = v0 + c F (with c = 0 every F gives v0)
   const double first = candidates.front().first;
   for (const auto& [F, mode] : candidates)
-    if (std::abs(F - first) > 1e-8 * std::max(impulse_scale, std::abs(F))) return Outcome::kSeveral;
+    if (std::abs(c * (F - first)) > 1e-8 * std::max(rate_scale, std::abs(c * F)) &&
+        std::abs(F - first) > 1e-8 * std::max(impulse_scale, std::abs(F)))
+      return Outcome::kSeveral;
   F_(0) = first;
   mode_[0] = candidates.front().second;
+  indeterminate_ = false;
   return Outcome::kSolved;
 }
 
@@ -166,6 +173,69 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   Eigen::MatrixXd A(kk, kk);
   Eigen::VectorXd b(kk);
   std::vector<int> mode(static_cast<std::size_t>(k), 0);  // 0 stuck, 1 +, 2 -
+  std::vector<int> sigma(static_cast<std::size_t>(k), 1);
+  // Coulomb's law on F in the current combination, each joint's rate to
+  // its own scale (a joint that takes much to move beside a fast one)
+  auto consistent = [&](const Eigen::VectorXd& F) {
+    const Eigen::VectorXd v = v0_ + C_ * F;
+    const Eigen::VectorXd y = y0 + T * F;
+    const double p_tol = kTolerance * std::max(impulse_scale, F.lpNorm<Eigen::Infinity>());
+    for (int i = 0; i < k; ++i) {
+      const auto ui = static_cast<std::size_t>(i);
+      if (mode[ui] == 0) {
+        if (!(std::abs(F(i)) <= mu_(i) * std::abs(y(i)) + p_tol)) return false;
+      } else {
+        const double s = mode[ui] == 1 ? 1.0 : -1.0;
+        const double v_tol =
+            kTolerance *
+            std::max({std::abs(v0_(i)), C_.row(i).cwiseAbs().dot(F.cwiseAbs()), 1e-300});
+        // (overlapping the stuck test at v = 0: merged below)
+        if (!(s * v(i) >= -v_tol && sigma[ui] * y(i) >= -p_tol)) return false;
+      }
+    }
+    return true;
+  };
+  // A singular system with one degree of freedom left (stuck joints of one
+  // motion): F = F_p + t n, every test linear in t on each side of y; a
+  // consistent t, if any, is at a zero of one of them or between two.
+  auto search_line = [&](const Eigen::FullPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& F) {
+    if (lu.rank() != k - 1) return false;
+    const Eigen::VectorXd Fp = lu.solve(b);
+    if ((A * Fp - b).lpNorm<Eigen::Infinity>() >
+        1e-10 * std::max(b.lpNorm<Eigen::Infinity>(),
+                         A.cwiseAbs().rowwise().sum().maxCoeff() * Fp.lpNorm<Eigen::Infinity>()))
+      return false;  // the targets contradict each other
+    const Eigen::VectorXd n = lu.kernel().col(0);
+    std::vector<double> zeros;
+    auto zero_of = [&zeros](double at0, double slope) {
+      if (slope != 0.0) zeros.push_back(-at0 / slope);
+    };
+    const Eigen::VectorXd vp = v0_ + C_ * Fp, vn = C_ * n;
+    const Eigen::VectorXd yp = y0 + T * Fp, yn = T * n;
+    for (int i = 0; i < k; ++i) {
+      for (const double side : {1.0, -1.0}) {
+        zero_of(side * mu_(i) * yp(i) - Fp(i), side * mu_(i) * yn(i) - n(i));
+        zero_of(side * mu_(i) * yp(i) + Fp(i), side * mu_(i) * yn(i) + n(i));
+      }
+      zero_of(vp(i), vn(i));
+      zero_of(yp(i), yn(i));
+    }
+    std::sort(zeros.begin(), zeros.end());
+    std::vector<double> trials{0.0};
+    for (std::size_t z = 0; z < zeros.size(); ++z) {
+      trials.push_back(zeros[z]);
+      if (z + 1 < zeros.size()) trials.push_back(0.5 * (zeros[z] + zeros[z + 1]));
+    }
+    if (!zeros.empty()) {
+      trials.push_back(zeros.front() - 1.0 - std::abs(zeros.front()));
+      trials.push_back(zeros.back() + 1.0 + std::abs(zeros.back()));
+    }
+    for (const double t : trials) {
+      F = Fp + t * n;
+      if (consistent(F)) return true;
+    }
+    return false;
+  };
   for (;;) {
     std::vector<int> slipping;
     for (int i = 0; i < k; ++i)
@@ -173,7 +243,7 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     const unsigned sides = 1U << slipping.size();
     for (unsigned side_bits = 0; side_bits < sides; ++side_bits) {
       A.setZero();
-      std::vector<int> sigma(static_cast<std::size_t>(k), 1);
+      std::fill(sigma.begin(), sigma.end(), 1);
       for (std::size_t q = 0; q < slipping.size(); ++q)
         sigma[static_cast<std::size_t>(slipping[q])] = (side_bits >> q & 1U) != 0 ? -1 : 1;
       for (int i = 0; i < k; ++i) {
@@ -190,35 +260,29 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
         }
       }
       const Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
-      if (!lu.isInvertible()) {
-        singular = true;
+      Eigen::VectorXd F(kk);
+      bool on_line = false;
+      if (lu.isInvertible()) {
+        F = lu.solve(b);
+        if (!consistent(F)) continue;
+      } else if (search_line(lu, F)) {
+        on_line = true;
+      } else {
+        singular = singular || lu.rank() < k - 1;
         continue;
       }
-      const Eigen::VectorXd F = lu.solve(b);
+      // the velocities decide: equal joint rates, C dF = 0, leave every
+      // body's velocity equal (C is the friction directions' Delassus matrix)
       const Eigen::VectorXd v = v0_ + C_ * F;
-      const Eigen::VectorXd y = y0 + T * F;
-      const double p_tol = kTolerance * std::max(impulse_scale, F.lpNorm<Eigen::Infinity>());
-      const double v_tol = kTolerance * std::max(rate_scale, (C_ * F).lpNorm<Eigen::Infinity>());
-      bool consistent = true;
-      for (int i = 0; i < k && consistent; ++i) {
-        const auto ui = static_cast<std::size_t>(i);
-        if (mode[ui] == 0) {
-          consistent = std::abs(F(i)) <= mu_(i) * std::abs(y(i)) + p_tol;
-        } else {
-          const double s = mode[ui] == 1 ? 1.0 : -1.0;
-          consistent = s * v(i) > v_tol && sigma[ui] * y(i) >= -p_tol;
-        }
-      }
-      if (!consistent) continue;
       const bool seen = std::any_of(found.begin(), found.end(), [&](const Candidate& c) {
-        return (c.F - F).lpNorm<Eigen::Infinity>() <=
-               1e-8 * std::max(impulse_scale, F.lpNorm<Eigen::Infinity>());
+        return (v0_ + C_ * c.F - v).lpNorm<Eigen::Infinity>() <=
+               1e-8 * std::max(rate_scale, (C_ * F).lpNorm<Eigen::Infinity>());
       });
       if (seen) continue;
       std::vector<int> decided(static_cast<std::size_t>(k));
       for (std::size_t i = 0; i < decided.size(); ++i)
         decided[i] = mode[i] == 0 ? 0 : mode[i] == 1 ? 1 : -1;
-      found.push_back({F, decided});
+      found.push_back({F, decided, on_line});
       if (found.size() > 1) return Outcome::kSeveral;
     }
     // the next combination of the cases (base 3)
@@ -230,6 +294,7 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
   F_ = found.front().F;
   mode_ = found.front().mode;
+  indeterminate_ = found.front().indeterminate;
   return Outcome::kSolved;
 }
 

@@ -12,7 +12,10 @@
 // exactly one case holds (F + mu |P(F)| Sign(v(F)) increases strictly in F).
 // Several: every combination of the cases, and of the sides of the slipping
 // joints' P on their lines (y_i = e_i . P_i, |P_i| = sigma_i y_i), is a
-// linear system; the consistent ones are counted.
+// linear system; the consistent ones are counted by their rates (solutions
+// with equal rates move every body alike). A singular system with one free
+// direction (stuck joints of one motion) is searched along it: exact, the
+// impulses then one choice among many.
 #pragma once
 
 #include <Eigen/Dense>
@@ -42,7 +45,7 @@ class FrictionImpulses {
     kNone,       // no combination of the cases is consistent
     kSeveral,    // two or more are (the rigid model does not decide: Painleve)
     kOffLine,    // several joints, one's P not on a line (a spatial load: not solved)
-    kDependent,  // none found, and some combination's system is singular (F not determined)
+    kDependent,  // none found, and some combination's system has two or more free directions
   };
   Outcome solve();
   double impulse(int i) const { return F_(i); }
@@ -50,6 +53,10 @@ class FrictionImpulses {
   int mode(int i) const { return mode_[static_cast<std::size_t>(i)]; }
   /// the joint whose P is off its line (kOffLine)
   int off_line() const { return off_line_; }
+  /// the solution's impulses are one choice among many giving the same
+  /// motion (stuck joints of one motion: a singular system searched along
+  /// its one free direction)
+  bool indeterminate() const { return indeterminate_; }
 
  private:
   Outcome solve_one();
@@ -62,6 +69,7 @@ class FrictionImpulses {
   std::vector<Eigen::Vector3d> R_;  // R_[i * count + j]
   std::vector<int> mode_;
   int off_line_ = -1;
+  bool indeterminate_ = false;
 };
 
 }  // namespace ictus::internal

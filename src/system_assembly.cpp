@@ -493,7 +493,8 @@ ImpulseResult System::Impl::impact(double time, VecX& state,
   // impulses for the log and the channels
   last_impact_time = time;
   std::fill(impulses.begin(), impulses.end(), 0.0);
-  std::set<std::string> non_unique;
+  // (the joints' friction impulses may have named some already)
+  std::set<std::string> non_unique(result.non_unique.begin(), result.non_unique.end());
   for (std::size_t r = 0; r < m; ++r) {
     const RowInfo& ri = row_info[r];
     // (a released hold row's slot holds its joint's friction impulse)

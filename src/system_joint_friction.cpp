@@ -459,8 +459,9 @@ bool System::Impl::holds_through_impact(const FrictionJoint& fj,
 // joint takes a transverse impulse, the impact as solved obeys it (F = 0 at
 // the slipping joints). Otherwise the impact is solved again without the
 // stuck joints' hold rows, where each joint's v+ and P_N are affine in the
-// friction impulses (one back-substitution per joint), and the joints are
-// decided together (friction_impulses.h).
+// friction impulses (one back-substitution per joint), and the joints whose
+// impulses reach each other are decided together (friction_impulses.h); a
+// stuck joint whose hold row is dependent takes part with no impulse so far.
 std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_before,
                                                      std::vector<char>& excluded, VecX& p,
                                                      ImpulseResult& result) {
@@ -477,35 +478,30 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
   std::vector<char> needs;
   std::vector<double> held;  // a stuck joint's hold impulse as solved, else 0
   std::string needing;
+  // a stuck joint whose hold row is dependent (two guides of one motion)
+  // takes part with no impulse of its own so far: the others' holds took it
+  auto dependent_hold = [&](const FrictionJoint& fj) {
+    if (fj.joint < 0 || fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
+        forces[static_cast<std::size_t>(fj.force)]->mode() != kStick)
+      return false;
+    const int row = hold_row(fj.stick_slip);
+    return row >= 0 && dropped[static_cast<std::size_t>(row)] != 0 &&
+           newly_active[static_cast<std::size_t>(
+               row_info[static_cast<std::size_t>(row)].instance)] == 0;
+  };
   for (FrictionJoint& fj : friction_joints) {
     const bool holds = holds_through_impact(fj, excluded);
-    if (!holds && !slipping(fj)) continue;
+    if (!holds && !slipping(fj) && !dependent_hold(fj)) continue;
     joints.push_back(&fj);
     const double normal = friction_normal(fj, p).norm();
     held.push_back(holds ? p(hold_row(fj.stick_slip)) : 0.0);
     needs.push_back(holds ? std::abs(held.back()) >
                                 element_of(*this, fj).static_lever() * normal + 1e-12 * scale
-                          : normal > 1e-12 * scale);
+                          : slipping(fj) && normal > 1e-12 * scale);
     if (needs.back() != 0) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
   }
   if (needing.empty()) return released;
   const auto count = static_cast<int>(joints.size());
-  // a stuck joint whose hold row is dependent (two guides of one motion):
-  // its friction impulse is statically indeterminate
-  for (const FrictionJoint& other : friction_joints) {
-    if (other.joint < 0 || other.ball ||
-        force_enabled[static_cast<std::size_t>(other.force)] == 0 ||
-        forces[static_cast<std::size_t>(other.force)]->mode() != kStick)
-      continue;
-    const int row = hold_row(other.stick_slip);
-    if (row >= 0 && dropped[static_cast<std::size_t>(row)] != 0)
-      throw SimulationError(
-          time, fmt::format("{}: the impact takes friction impulses there, and the stuck {}'s "
-                            "hold is dependent on the others (one motion held twice): its "
-                            "friction impulse is statically indeterminate; ictus does not decide "
-                            "friction impulses with a dependent hold",
-                            needing, site_label(*this, other)));
-  }
 
   // the impact without the stuck joints' hold rows
   layout.velocities(state) = u_before;
@@ -653,6 +649,9 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       const auto i = static_cast<std::size_t>(members[static_cast<std::size_t>(a)]);
       impulse[i] = problem.impulse(a);
       mode[i] = problem.mode(a);
+      // stuck joints of one motion: the motion is decided, their impulses are one choice
+      if (problem.indeterminate())
+        result.non_unique.push_back(element_of(*this, *joints[i]).site());
     }
   }
 
@@ -673,17 +672,24 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       // channels); one that stays stuck keeps its row
       p(holds[ui]) = F;
       if (mode[ui] == kStick) {
-        excluded[static_cast<std::size_t>(holds[ui])] = 0;
+        // (a dependent hold stays eliminated)
+        excluded[static_cast<std::size_t>(holds[ui])] =
+            dropped[static_cast<std::size_t>(holds[ui])];
       } else {
         released.push_back(holds[ui]);
         result.let_go.emplace_back(fj.stick_slip, mode[ui]);
       }
-    } else if (F != 0.0) {
-      // a slipping joint has no row: its friction impulse is logged by name
-      // (a stop or a reversal in the impact is decided after it, as after
-      // any impulse: ElementSwitching::wake)
-      result.row_names.push_back(element_of(*this, fj).name() + ".slip");
-      result.impulses.push_back(F);
+    } else {
+      // a slipping joint has no row: its friction impulse is logged by name.
+      // One the impact turns round leaves it slipping the new way (wake logs
+      // the reversal); one it stops is decided after it, as after any
+      // impulse (ElementSwitching::wake)
+      if (F != 0.0) {
+        result.row_names.push_back(element_of(*this, fj).name() + ".slip");
+        result.impulses.push_back(F);
+      }
+      if (mode[ui] != kStick && mode[ui] == -forces[static_cast<std::size_t>(fj.force)]->mode())
+        result.let_go.emplace_back(fj.stick_slip, mode[ui]);
     }
   }
   return released;

@@ -69,8 +69,9 @@ struct ImpulseResult {
   std::vector<double> impulses;           ///< per row [N s or N m s]
   std::vector<std::string> closing_rows;  ///< rows that closed in this impact
   std::vector<std::string> released;      ///< elements released after a non-plastic impact
-  /// Stuck joints whose static friction the impulses exceeded: (stick/slip
-  /// element, the slip mode it leaves the impact with).
+  /// Stuck joints whose static friction the impulses exceeded, and slipping
+  /// joints they turned round: (stick/slip element, the slip mode it leaves
+  /// the impact with).
   std::vector<std::pair<int, int>> let_go;
   /// Joints whose impulses are not unique (dependent rows were eliminated;
   /// the post-impact velocities are unique all the same).
@@ -392,8 +393,9 @@ class System final : public MechanicalSystem {
     std::vector<double> impulse, rate_before, rate_after;
     double kinetic_before = 0.0;
     double kinetic_after = 0.0;
-    /// stuck frictional joints the impact sets slipping: (stick/slip
-    /// element, mode), for the caller to apply once the impact is final
+    /// frictional joints the impact sets slipping (stuck before) or turns
+    /// round: (stick/slip element, mode), for the caller to apply once the
+    /// impact is final
     std::vector<std::pair<int, int>> let_go;
     /// the frictional joints' impulses: ("<element>.stick" or ".slip", F)
     std::vector<std::pair<std::string, double>> joint_friction;

@@ -126,6 +126,54 @@ TEST(FrictionImpulses, AKickWithNothingAcrossTheGuidesTakesNoFriction) {
   EXPECT_EQ(problem.mode(1), 1);
 }
 
+TEST(FrictionImpulses, AHeavyJointSlippingSlowlyBesideAFastOneIsJudgedOnItsOwnRate) {
+  // joint 0 takes 1e4 N s per m/s and leaves at 1e-10 m/s; joint 1, not
+  // coupled, at 10 m/s: each joint's rate is judged to its own scale
+  for (const double v_plus : {1e-10, 5e-10}) {
+    FrictionImpulses problem;
+    problem.start(2);
+    problem.set_joint(0, v_plus + 1e-4 * 0.3, Eigen::Vector3d(0.0, 1.0, 0.0), 0.3);
+    problem.set_joint(1, 10.0, Eigen::Vector3d::Zero(), 0.3);
+    problem.set_response(0, 0, 1e-4, Eigen::Vector3d::Zero());
+    problem.set_response(1, 1, 1.0, Eigen::Vector3d::Zero());
+    ASSERT_EQ(problem.solve(), Outcome::kSolved) << v_plus;
+    EXPECT_NEAR(problem.impulse(0), -0.3, 1e-12);
+    EXPECT_EQ(problem.mode(0), 1);
+    EXPECT_EQ(problem.impulse(1), 0.0);
+  }
+}
+
+// Two guides of one motion (a block held by two guides: C = [[1, 1], [1,
+// 1]] / m), kicked back at 1 m/s (m = 1 kg), each pressed by 2 N s with
+// mu = 0.5: together they hold up to 2 N s, the block needs 1 N s. The
+// system of both stuck is singular; along its free direction F_0 + F_1 = 1.
+TEST(FrictionImpulses, TwoGuidesOfOneMotionHoldTogetherWithImpulsesThatAreOneChoice) {
+  auto one_motion = [](double press) {
+    FrictionImpulses problem;
+    problem.start(2);
+    for (int i = 0; i < 2; ++i) {
+      problem.set_joint(i, -1.0, Eigen::Vector3d(0.0, press, 0.0), 0.5);
+      for (int j = 0; j < 2; ++j) problem.set_response(i, j, 1.0, Eigen::Vector3d::Zero());
+    }
+    return problem;
+  };
+  FrictionImpulses held = one_motion(2.0);
+  ASSERT_EQ(held.solve(), Outcome::kSolved);
+  EXPECT_EQ(held.mode(0), 0);
+  EXPECT_EQ(held.mode(1), 0);
+  EXPECT_NEAR(held.impulse(0) + held.impulse(1), 1.0, 1e-12);
+  EXPECT_LE(std::abs(held.impulse(0)), 1.0 + 1e-12);
+  EXPECT_LE(std::abs(held.impulse(1)), 1.0 + 1e-12);
+  EXPECT_TRUE(held.indeterminate());
+  // pressed by 0.4 N s each they take 0.2 N s each and it slips on at -0.6 m/s
+  FrictionImpulses slips = one_motion(0.4);
+  ASSERT_EQ(slips.solve(), Outcome::kSolved);
+  EXPECT_NEAR(slips.impulse(0), 0.2, 1e-12);
+  EXPECT_NEAR(slips.impulse(1), 0.2, 1e-12);
+  EXPECT_EQ(slips.mode(0), -1);
+  EXPECT_FALSE(slips.indeterminate());
+}
+
 TEST(FrictionImpulses, SeveralJointsWhoseReactionLeavesItsLineAreNotSolved) {
   FrictionImpulses problem = stacked(1.0, 4.0, 0.3, 0.5, 20.0, 10.0);
   problem.set_response(1, 0, -1.0, Eigen::Vector3d(0.0, 0.0, 1.0));
