@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -73,6 +74,13 @@ std::size_t after_impact(const test::RecordedRun& r, double t_c) {
   return k;
 }
 
+// Whether the guide's friction switched (`kind`: slip, stick) at t
+bool guide_switched_at(const test::RecordedRun& r, const std::string& kind, double t) {
+  return std::any_of(r.events.begin(), r.events.end(), [&](const EventRecord& e) {
+    return e.name == "guide.friction" && e.kind == kind && std::abs(e.t - t) < 1e-9;
+  });
+}
+
 // Sliding at v_c when the ball lands flat with w_c: P = m_b w_c, and the
 // guide's kinetic friction mu P slows the block to v_c - mu P / m. Then the
 // ball rides on it (frictionless: it stays at x = 0) and the guide carries
@@ -110,11 +118,7 @@ TEST(ContactImpactJointFriction, ABallLandingHardEnoughStopsTheBlockInTheImpact)
   EXPECT_NEAR(r["block.vx"][k], 0.0, 1e-12);
   EXPECT_NEAR(r.final("block.x"), v0 * t_c - 0.5 * kMu * kG * t_c * t_c, 1e-9);
   EXPECT_EQ(r.final("guide.friction_mode"), 0.0);
-  bool stuck_at_landing = false;
-  for (const EventRecord& e : r.events)
-    if (e.name == "guide.friction" && e.kind == "stick")
-      stuck_at_landing = std::abs(e.t - t_c) < 1e-9;
-  EXPECT_TRUE(stuck_at_landing);
+  EXPECT_TRUE(guide_switched_at(r, "stick", t_c));
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
@@ -135,11 +139,7 @@ TEST(ContactImpactJointFriction, ABallStrikingATiltedTopPushesTheStuckBlockOffAg
   EXPECT_NEAR(r["block.vx"][k], v_plus, 1e-9);
   EXPECT_NEAR(r["ball.vx"][k], -P * sn / kBall, 1e-9);
   EXPECT_NEAR(r["ball.vy"][k], -w_c + P * cs / kBall, 1e-9);
-  bool slipped_at_landing = false;
-  for (const EventRecord& e : r.events)
-    if (e.name == "guide.friction" && e.kind == "slip")
-      slipped_at_landing = std::abs(e.t - t_c) < 1e-9;
-  EXPECT_TRUE(slipped_at_landing);
+  EXPECT_TRUE(guide_switched_at(r, "slip", t_c));
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
