@@ -42,6 +42,7 @@ struct Outcome {
   VecX x, z, l_E;
   std::vector<double> F;
   std::vector<int> mode;
+  bool indeterminate = false;  // the joints' impulses one choice among many
 };
 
 }  // namespace
@@ -60,7 +61,9 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     return all;
   };
   const VecX first = on_rows(p.l_E, p.equality_rows);
-  const double scale = std::max(p.l_E.lpNorm<Eigen::Infinity>(), 1e-300);
+  // the impact's impulses: the equality rows' and the sides'
+  const double scale =
+      std::max({p.l_E.lpNorm<Eigen::Infinity>(), p.z.lpNorm<Eigen::Infinity>(), 1e-300});
 
   // what asks for friction impulses: a hold beyond mu_s |P_N|, a slipping
   // joint pressed across
@@ -85,8 +88,10 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     }
     j.mu = stuck ? e.static_lever() : e.kinetic_lever();
     const double normal = s.friction_normal(fj, first).norm();
+    // (a slipping joint's transverse impulse above the round-off of the
+    // impact's, the drift corrections of its rows included)
     const bool needs = stuck ? std::abs(p.l_E(j.hold_slot)) > j.mu * normal + 1e-12 * scale
-                             : normal > 1e-12 * scale;
+                             : normal > 1e-9 * scale;
     if (needs) needing += (needing.empty() ? "" : ", ") + site_label(s, fj);
     joints.push_back(std::move(j));
   }
@@ -142,7 +147,7 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
   // each active set of the free sides (pushing: G_k u+ = c_k, P_k >= 0; the
   // others P_k = 0, G_k u+ >= c_k) is an impact with equality rows only
   std::vector<Outcome> found;
-  bool several = false, undetermined = false;
+  bool undetermined = false;
   const double speed = std::max(p.u1.lpNorm<Eigen::Infinity>(), 1e-300);
   for (unsigned mask = 0; mask < (1U << nf); ++mask) {
     std::vector<int> active;
@@ -192,11 +197,9 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     }
     switch (problem.solve()) {
       case FrictionImpulses::Outcome::kSolved:
+      case FrictionImpulses::Outcome::kSeveral:
         break;
       case FrictionImpulses::Outcome::kNone:
-        continue;
-      case FrictionImpulses::Outcome::kSeveral:
-        several = true;
         continue;
       case FrictionImpulses::Outcome::kDependent:
         undetermined = true;
@@ -207,42 +210,45 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
             "ictus decides several joints' friction impulses for planar reactions only",
             site_label(s, *joints[static_cast<std::size_t>(problem.off_line())].fj)));
     }
-    Outcome o;
-    o.x = x0;
-    VecX l = l0;
-    for (int j = 0; j < k; ++j) {
-      o.F.push_back(problem.impulse(j));
-      o.mode.push_back(problem.mode(j));
-      o.x += problem.impulse(j) * du[static_cast<std::size_t>(j)];
-      l += problem.impulse(j) * dl[static_cast<std::size_t>(j)];
+    // each of the joints' solutions, put to Newton's law on every free side
+    for (const FrictionImpulses::Solution& solution : problem.solutions()) {
+      Outcome o;
+      o.x = x0;
+      VecX l = l0;
+      for (int j = 0; j < k; ++j) {
+        o.x += solution.F(j) * du[static_cast<std::size_t>(j)];
+        l += solution.F(j) * dl[static_cast<std::size_t>(j)];
+      }
+      o.F.assign(solution.F.data(), solution.F.data() + k);
+      o.mode = solution.mode;
+      o.indeterminate = solution.indeterminate;
+      const double impulse_scale = std::max(l.lpNorm<Eigen::Infinity>(), 1e-300);
+      const double rate_tolerance = 1e-10 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
+      o.z = VecX::Zero(nf);
+      bool consistent = true;
+      for (std::size_t a = 0; a < active.size(); ++a) {
+        const double P = l(ne + static_cast<Eigen::Index>(a));
+        consistent = consistent && P >= -1e-10 * impulse_scale;
+        o.z(active[a]) = std::max(P, 0.0);
+      }
+      for (int a = 0; a < nf && consistent; ++a)
+        if ((mask >> a & 1U) == 0) consistent = p.G.row(a).dot(o.x) >= p.c(a) - rate_tolerance;
+      if (!consistent) continue;
+      // the velocities decide (a dependent side's impulse is not unique)
+      const bool seen = std::any_of(found.begin(), found.end(), [&](const Outcome& f) {
+        return (f.x - o.x).lpNorm<Eigen::Infinity>() <=
+               1e-9 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
+      });
+      if (seen) continue;
+      o.l_E = VecX::Zero(nE);
+      for (Eigen::Index i = 0; i < ne; ++i) o.l_E(kept_slots[static_cast<std::size_t>(i)]) = l(i);
+      for (int j = 0; j < k; ++j)
+        if (joints[static_cast<std::size_t>(j)].hold_slot >= 0)
+          o.l_E(joints[static_cast<std::size_t>(j)].hold_slot) = solution.F(j);
+      found.push_back(std::move(o));
     }
-    // Newton's law on every free side
-    const double impulse_scale = std::max(l.lpNorm<Eigen::Infinity>(), 1e-300);
-    const double rate_tolerance = 1e-10 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
-    o.z = VecX::Zero(nf);
-    bool consistent = true;
-    for (std::size_t a = 0; a < active.size(); ++a) {
-      const double P = l(ne + static_cast<Eigen::Index>(a));
-      consistent = consistent && P >= -1e-10 * impulse_scale;
-      o.z(active[a]) = std::max(P, 0.0);
-    }
-    for (int a = 0; a < nf && consistent; ++a)
-      if ((mask >> a & 1U) == 0) consistent = p.G.row(a).dot(o.x) >= p.c(a) - rate_tolerance;
-    if (!consistent) continue;
-    // the velocities decide (a dependent side's impulse is not unique)
-    const bool seen = std::any_of(found.begin(), found.end(), [&](const Outcome& f) {
-      return (f.x - o.x).lpNorm<Eigen::Infinity>() <=
-             1e-9 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
-    });
-    if (seen) continue;
-    o.l_E = VecX::Zero(nE);
-    for (Eigen::Index i = 0; i < ne; ++i) o.l_E(kept_slots[static_cast<std::size_t>(i)]) = l(i);
-    for (int j = 0; j < k; ++j)
-      if (joints[static_cast<std::size_t>(j)].hold_slot >= 0)
-        o.l_E(joints[static_cast<std::size_t>(j)].hold_slot) = problem.impulse(j);
-    found.push_back(std::move(o));
   }
-  if (found.size() != 1 || several) {
+  if (found.size() != 1) {
     if (found.empty() && undetermined)
       throw not_built("and they are not determined (the joints' motions are dependent)");
     throw SimulationError(
@@ -258,9 +264,11 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
   out.l_E = std::move(o.l_E);
   out.let_go.clear();
   out.friction.clear();
+  out.non_unique.clear();
   for (int j = 0; j < k; ++j) {
     const Joint& joint = joints[static_cast<std::size_t>(j)];
     const auto uj = static_cast<std::size_t>(j);
+    if (o.indeterminate) out.non_unique.push_back(element_of(s, *joint.fj).site());
     // a stuck joint set slipping, a slipping one turned round (one stopped is
     // decided after the impact, ElementSwitching::wake)
     const int now = s.forces[static_cast<std::size_t>(joint.fj->force)]->mode();

@@ -27,6 +27,7 @@ struct ContactImpactProblem {
   const VecX& c;                       // Newton's law: G u+ >= c, equal where the side pushes
   const VecX& u1;                      // the velocities before
   const VecX& l_E;                     // the equality rows' impulses of the solution found
+  const VecX& z;                       // and the free sides' (normals first)
 };
 
 struct ContactImpactWithJointFriction {
@@ -36,6 +37,8 @@ struct ContactImpactWithJointFriction {
   std::vector<std::pair<int, int>> let_go;  // stuck joints set slipping: (element, mode)
   // the friction impulses, for the log: (element name + ".stick"/".slip", F)
   std::vector<std::pair<std::string, double>> friction;
+  // joints whose friction impulses are one choice among many (one motion held twice)
+  std::vector<std::string> non_unique;
 };
 
 /// False when every stuck joint's hold impulse is within mu_s |P_N| and no

@@ -15,12 +15,11 @@ namespace {
 constexpr double kOffLine = 1e-6;
 // round-off of the consistency tests, relative to the problem's impulses and rates
 constexpr double kTolerance = 1e-10;
-
-struct Candidate {
-  Eigen::VectorXd F;
-  std::vector<int> mode;
-  bool indeterminate = false;  // from a singular system: other F give the same motion
-};
+// a combination's system, its rows scaled to 1, is singular below this pivot
+constexpr double kRankThreshold = 1e-10;
+// distinct solutions kept (a caller may test each further: Newton's law at
+// the contacts of a contact impact)
+constexpr std::size_t kMaxSolutions = 8;
 
 }  // namespace
 
@@ -68,13 +67,11 @@ void FrictionImpulses::start(int count) {
   const auto k = static_cast<Eigen::Index>(count);
   v0_.setZero(k);
   mu_.setZero(k);
-  F_.setZero(k);
   C_.setZero(k, k);
   P0_.assign(static_cast<std::size_t>(count), Eigen::Vector3d::Zero());
   R_.assign(static_cast<std::size_t>(count * count), Eigen::Vector3d::Zero());
-  mode_.assign(static_cast<std::size_t>(count), 0);
   off_line_ = -1;
-  indeterminate_ = false;
+  solutions_.clear();
 }
 
 void FrictionImpulses::set_joint(int i, double rate, const Eigen::Vector3d& normal, double mu) {
@@ -117,17 +114,26 @@ FrictionImpulses::Outcome FrictionImpulses::solve_one() {
         candidates.emplace_back(F, s);
     }
   }
-  if (candidates.empty()) return Outcome::kNone;
-  // the velocities decide: v = v0 + c F (with c = 0 every F gives v0)
-  const double first = candidates.front().first;
-  for (const auto& [F, mode] : candidates)
-    if (std::abs(c * (F - first)) > 1e-8 * std::max(rate_scale, std::abs(c * F)) &&
-        std::abs(F - first) > 1e-8 * std::max(impulse_scale, std::abs(F)))
-      return Outcome::kSeveral;
-  F_(0) = first;
-  mode_[0] = candidates.front().second;
-  indeterminate_ = false;
-  return Outcome::kSolved;
+  // distinct by the rate they leave, v = v0 + c F (with c = 0 every F gives
+  // v0: the impulse is then one choice among many)
+  solutions_.clear();
+  for (const auto& [F, mode] : candidates) {
+    const double v = v0 + c * F;
+    bool seen = false;
+    for (Solution& kept : solutions_)
+      if (std::abs(v0 + c * kept.F(0) - v) <= 1e-8 * std::max(rate_scale, std::abs(c * F))) {
+        seen = true;
+        kept.indeterminate = kept.indeterminate ||
+                             std::abs(F - kept.F(0)) > 1e-8 * std::max(impulse_scale, std::abs(F));
+      }
+    if (!seen) solutions_.push_back({Eigen::VectorXd::Constant(1, F), {mode}, false});
+  }
+  return outcome();
+}
+
+FrictionImpulses::Outcome FrictionImpulses::outcome() const {
+  if (solutions_.empty()) return Outcome::kNone;
+  return solutions_.size() == 1 ? Outcome::kSolved : Outcome::kSeveral;
 }
 
 // Several joints: each joint's P on its line e_i (y_i = e_i . P_i), then
@@ -168,7 +174,7 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   }
   const double rate_scale = std::max(v0_.lpNorm<Eigen::Infinity>(), 1e-300);
 
-  std::vector<Candidate> found;
+  std::vector<Solution> found;
   bool singular = false;
   Eigen::MatrixXd A(kk, kk);
   Eigen::VectorXd b(kk);
@@ -206,6 +212,13 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
                          A.cwiseAbs().rowwise().sum().maxCoeff() * Fp.lpNorm<Eigen::Infinity>()))
       return false;  // the targets contradict each other
     const Eigen::VectorXd n = lu.kernel().col(0);
+    // the free direction must leave the joints' rates, hence every body's
+    // velocity, as they are (stuck joints of one motion); where it changes
+    // them (a slipping joint's normal moved by a locked one), the motion is
+    // not determined
+    if ((C_ * n).lpNorm<Eigen::Infinity>() >
+        1e-8 * C_.cwiseAbs().maxCoeff() * n.lpNorm<Eigen::Infinity>())
+      return false;
     std::vector<double> zeros;
     auto zero_of = [&zeros](double at0, double slope) {
       if (slope != 0.0) zeros.push_back(-at0 / slope);
@@ -259,7 +272,18 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
           b(i) = -g * y0(i);
         }
       }
-      const Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
+      // rows of C and of I + g T differ in scale: each row scaled to 1, so
+      // that the rank threshold judges them alike
+      for (int i = 0; i < k; ++i) {
+        const double row_scale = A.row(i).cwiseAbs().maxCoeff();
+        if (row_scale > 0.0) {
+          A.row(i) /= row_scale;
+          b(i) /= row_scale;
+        }
+      }
+      Eigen::FullPivLU<Eigen::MatrixXd> lu(A.rows(), A.cols());
+      lu.setThreshold(kRankThreshold);
+      lu.compute(A);
       Eigen::VectorXd F(kk);
       bool on_line = false;
       if (lu.isInvertible()) {
@@ -274,7 +298,7 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
       // the velocities decide: equal joint rates, C dF = 0, leave every
       // body's velocity equal (C is the friction directions' Delassus matrix)
       const Eigen::VectorXd v = v0_ + C_ * F;
-      const bool seen = std::any_of(found.begin(), found.end(), [&](const Candidate& c) {
+      const bool seen = std::any_of(found.begin(), found.end(), [&](const Solution& c) {
         return (v0_ + C_ * c.F - v).lpNorm<Eigen::Infinity>() <=
                1e-8 * std::max(rate_scale, (C_ * F).lpNorm<Eigen::Infinity>());
       });
@@ -283,8 +307,9 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
       for (std::size_t i = 0; i < decided.size(); ++i)
         decided[i] = mode[i] == 0 ? 0 : mode[i] == 1 ? 1 : -1;
       found.push_back({F, decided, on_line});
-      if (found.size() > 1) return Outcome::kSeveral;
+      if (found.size() >= kMaxSolutions) break;
     }
+    if (found.size() >= kMaxSolutions) break;
     // the next combination of the cases (base 3)
     int i = 0;
     while (i < k && mode[static_cast<std::size_t>(i)] == 2) mode[static_cast<std::size_t>(i++)] = 0;
@@ -292,10 +317,8 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     ++mode[static_cast<std::size_t>(i)];
   }
   if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
-  F_ = found.front().F;
-  mode_ = found.front().mode;
-  indeterminate_ = found.front().indeterminate;
-  return Outcome::kSolved;
+  solutions_ = std::move(found);
+  return outcome();
 }
 
 }  // namespace ictus::internal

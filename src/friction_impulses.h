@@ -43,33 +43,43 @@ class FrictionImpulses {
   enum class Outcome {
     kSolved,     // one solution: impulse(i), mode(i)
     kNone,       // no combination of the cases is consistent
-    kSeveral,    // two or more are (the rigid model does not decide: Painleve)
+    kSeveral,    // two or more are, moving the joints differently (solutions())
     kOffLine,    // several joints, one's P not on a line (a spatial load: not solved)
     kDependent,  // none found, and some combination's system has two or more free directions
   };
   Outcome solve();
-  double impulse(int i) const { return F_(i); }
-  /// 0 stuck, +1 or -1 slipping that way after the impact
-  int mode(int i) const { return mode_[static_cast<std::size_t>(i)]; }
+
+  /// A consistent outcome: the impulses, each joint's case (0 stuck, +1 or
+  /// -1 slipping that way after the impact), and whether the impulses are
+  /// one choice among many giving the same rates (stuck joints of one
+  /// motion: a singular system searched along its one free direction).
+  struct Solution {
+    Eigen::VectorXd F;
+    std::vector<int> mode;
+    bool indeterminate = false;
+  };
+  /// The distinct solutions found (by the joints' rates; at most a few: the
+  /// enumeration stops there).
+  const std::vector<Solution>& solutions() const { return solutions_; }
+  /// The first solution's
+  double impulse(int i) const { return solutions_.front().F(i); }
+  int mode(int i) const { return solutions_.front().mode[static_cast<std::size_t>(i)]; }
+  bool indeterminate() const { return solutions_.front().indeterminate; }
   /// the joint whose P is off its line (kOffLine)
   int off_line() const { return off_line_; }
-  /// the solution's impulses are one choice among many giving the same
-  /// motion (stuck joints of one motion: a singular system searched along
-  /// its one free direction)
-  bool indeterminate() const { return indeterminate_; }
 
  private:
   Outcome solve_one();
   Outcome solve_several();
+  Outcome outcome() const;
 
   int count_ = 0;
-  Eigen::VectorXd v0_, mu_, F_;
+  Eigen::VectorXd v0_, mu_;
   Eigen::MatrixXd C_;
   std::vector<Eigen::Vector3d> P0_;
   std::vector<Eigen::Vector3d> R_;  // R_[i * count + j]
-  std::vector<int> mode_;
+  std::vector<Solution> solutions_;
   int off_line_ = -1;
-  bool indeterminate_ = false;
 };
 
 }  // namespace ictus::internal

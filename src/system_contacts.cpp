@@ -506,8 +506,8 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   // Coulomb friction at the impulse level on the frictional joints: where a
   // joint asks for a friction impulse, the impact decided again with it
   {
-    const internal::ContactImpactProblem problem{d.Minv, d.DE, d.equality_rows, rE, d.G,
-                                                 c,      u1,   sol.l_E};
+    const internal::ContactImpactProblem problem{d.Minv, d.DE, d.equality_rows, rE,   d.G,
+                                                 c,      u1,   sol.l_E,         sol.z};
     internal::ContactImpactWithJointFriction with_joints;
     if (internal::joint_friction_in_contact_impact(s, t, problem, !rough.empty(),
                                                    side_list(*this, sides), with_joints)) {
@@ -516,6 +516,7 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
       sol.l_E = std::move(with_joints.l_E);
       result.let_go = std::move(with_joints.let_go);
       result.joint_friction = std::move(with_joints.friction);
+      result.non_unique = std::move(with_joints.non_unique);
     }
   }
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);

@@ -497,7 +497,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     held.push_back(holds ? p(hold_row(fj.stick_slip)) : 0.0);
     needs.push_back(holds ? std::abs(held.back()) >
                                 element_of(*this, fj).static_lever() * normal + 1e-12 * scale
-                          : slipping(fj) && normal > 1e-12 * scale);
+                          : slipping(fj) && normal > 1e-9 * scale);
     if (needs.back() != 0) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
   }
   if (needing.empty()) return released;
@@ -672,9 +672,13 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       // channels); one that stays stuck keeps its row
       p(holds[ui]) = F;
       if (mode[ui] == kStick) {
-        // (a dependent hold stays eliminated)
+        // (a dependent hold stays eliminated: its impulse is logged by name)
         excluded[static_cast<std::size_t>(holds[ui])] =
             dropped[static_cast<std::size_t>(holds[ui])];
+        if (dropped[static_cast<std::size_t>(holds[ui])] != 0 && F != 0.0) {
+          result.row_names.push_back(element_of(*this, fj).name() + ".stick");
+          result.impulses.push_back(F);
+        }
       } else {
         released.push_back(holds[ui]);
         result.let_go.emplace_back(fj.stick_slip, mode[ui]);

@@ -399,6 +399,9 @@ class System final : public MechanicalSystem {
     std::vector<std::pair<int, int>> let_go;
     /// the frictional joints' impulses: ("<element>.stick" or ".slip", F)
     std::vector<std::pair<std::string, double>> joint_friction;
+    /// joints whose friction impulses are one choice among many giving the
+    /// same motion (stuck joints of one motion)
+    std::vector<std::string> non_unique;
   };
   ContactImpact contact_impact(double t, VecX& y, std::span<const int> sides,
                                std::span<const double> restitution = {},

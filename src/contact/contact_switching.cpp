@@ -225,6 +225,11 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
   std::string joint_friction;
   for (const auto& [name, F] : r.joint_friction)
     joint_friction += fmt::format("{}{}={:.9g}", joint_friction.empty() ? "" : ", ", name, F);
+  if (!r.non_unique.empty()) {
+    std::string joints;
+    for (const std::string& j : r.non_unique) joints += (joints.empty() ? "" : ", ") + j;
+    joint_friction += "; the motion is unique, the friction impulses of " + joints + " are not";
+  }
   int changes = 0;
   for (std::size_t i = 0; i < sides.size(); ++i) {
     const int k = sides[i];
