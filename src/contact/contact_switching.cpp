@@ -219,8 +219,9 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
     y = before;
     r = system_.contact_impact(t, y, sides, restitution, held);
   }
-  // stuck frictional joints the final impact set slipping (ElementSwitching::wake
-  // logs their slip); their friction impulses go into the first side's line
+  // frictional joints the final impact set slipping or turned round
+  // (ElementSwitching::wake logs the slip or the reversal); their friction
+  // impulses go into the line of the first side logged
   for (const auto& [element, mode] : r.let_go) system_.set_stick_slip_mode(element, mode);
   std::string joint_friction;
   for (const auto& [name, F] : r.joint_friction)
