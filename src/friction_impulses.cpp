@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+
+#include "root_finding.h"
 
 namespace ictus::internal {
 
@@ -319,6 +322,62 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
   solutions_ = std::move(found);
   return outcome();
+}
+
+std::vector<BallImpulse> ball_friction_impulses(const Eigen::Vector3d& w0, const Eigen::Matrix3d& C,
+                                                const Eigen::Vector3d& P0, const Eigen::Matrix3d& R,
+                                                double mu, bool* indeterminate) {
+  *indeterminate = false;
+  std::vector<BallImpulse> found;
+  // C = V diag(lambda) V^T; M stays in C's range (w0 is there: it is a rate
+  // the mechanism allows)
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(0.5 * (C + C.transpose()));
+  const Eigen::Vector3d lambda = eigen.eigenvalues();
+  const Eigen::Matrix3d& V = eigen.eigenvectors();
+  const double largest = lambda.cwiseAbs().maxCoeff();
+  if (!(largest > 0.0) || !std::isfinite(largest)) return found;  // no response: not solved
+  const Eigen::Vector3d a = V.transpose() * w0;
+  Eigen::Vector3d in_range = Eigen::Vector3d::Zero();
+  double range_sum = 0.0;
+  for (int k = 0; k < 3; ++k)
+    if (lambda(k) > kRankThreshold * largest) {
+      in_range(k) = 1.0;
+      range_sum += lambda(k);
+    }
+  *indeterminate = in_range.sum() < 3.0;
+  auto moment = [&](double kappa) {  // M(kappa); kappa infinite: the holding impulse
+    Eigen::Vector3d m = Eigen::Vector3d::Zero();
+    for (int k = 0; k < 3; ++k)
+      if (in_range(k) != 0.0)
+        m(k) = std::isinf(kappa) ? -a(k) / lambda(k) : -kappa / (1.0 + kappa * lambda(k)) * a(k);
+    return Eigen::Vector3d(V * m);
+  };
+  auto phi = [&](const Eigen::Vector3d& M) { return M.norm() - mu * (P0 + R * M).norm(); };
+  const Eigen::Vector3d held = moment(std::numeric_limits<double>::infinity());
+  const double scale = held.norm() + mu * (P0.norm() + R.norm() * held.norm());
+  const double rate_scale = w0.norm();
+  // every solution is told apart by its w+
+  auto add = [&](const Eigen::Vector3d& M, bool stuck) {
+    const Eigen::Vector3d w = stuck ? Eigen::Vector3d::Zero() : Eigen::Vector3d(w0 + C * M);
+    for (const BallImpulse& b : found)
+      if ((b.w - w).norm() <= 1e-9 * rate_scale) return;
+    found.push_back({M, w, stuck});
+  };
+  // stuck: the holding impulse within the cone
+  if (phi(held) <= kTolerance * scale) add(held, true);
+  if (rate_scale == 0.0) return found;  // at rest, nothing to hold: M = 0
+  // a ball without a reaction impulse slips free (M = 0, within the cone's tip)
+  if (P0.norm() <= kTolerance * scale) add(Eigen::Vector3d::Zero(), false);
+  // slipping: the roots of phi in u = ln(kappa mean(lambda)); from 1e-20 to
+  // 1e20 a factor 10 between samples
+  const double kappa_scale = in_range.sum() / range_sum;
+  internal::bracketed_roots(
+      -46.0, 46.0, 41, 1e-12, [&](double u) { return phi(moment(kappa_scale * std::exp(u))); },
+      [&](double u) {
+        const double kappa = kappa_scale * std::exp(u);
+        add(moment(kappa), false);
+      });
+  return found;
 }
 
 }  // namespace ictus::internal

@@ -82,4 +82,29 @@ class FrictionImpulses {
   int off_line_ = -1;
 };
 
+/// One ball (a spherical joint's friction) in an impact. After the impact's
+/// solve without its friction, its relative angular velocity and whole
+/// reaction impulse are affine in its friction moment impulse M (world, on
+/// the follower): w+ = w0 + C M, P = P0 + R M, C symmetric and positive
+/// semi-definite (its relative rotations' inverse inertia). Coulomb's law
+/// M in -mu |P| Sign(w+), mu here the coefficient times the ball's radius,
+/// leaves it stuck (w+ = 0, |M| <= mu |P|) or slipping, M = -kappa w+ with
+/// kappa > 0 and |M| = mu |P|. For a given kappa M is linear,
+/// M = -kappa (I + kappa C)^-1 w0, and |M| grows with kappa from 0 to the
+/// holding impulse -C^+ w0: the roots of phi = |M| - mu |P| in ln kappa are
+/// bracketed on a grid and refined (root_finding.h). Returns every distinct
+/// solution (by w+); one is the motion, none or several a Painleve case.
+/// Where C is singular (the ball's rotations partly locked by the
+/// mechanism) a slip stays exact (M is along w+, in C's range) and the
+/// stuck case is tested at the least holding impulse: `*indeterminate`
+/// is then set, as other holding impulses exist.
+struct BallImpulse {
+  Eigen::Vector3d M = Eigen::Vector3d::Zero();  // friction moment impulse
+  Eigen::Vector3d w = Eigen::Vector3d::Zero();  // relative angular velocity after it
+  bool stuck = false;                           // w = 0
+};
+std::vector<BallImpulse> ball_friction_impulses(const Eigen::Vector3d& w0, const Eigen::Matrix3d& C,
+                                                const Eigen::Vector3d& P0, const Eigen::Matrix3d& R,
+                                                double mu, bool* indeterminate);
+
 }  // namespace ictus::internal

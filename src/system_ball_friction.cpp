@@ -8,8 +8,14 @@
 // system_friction_decision.cpp) from its responses to unit moments about the
 // three world axes, here, and stuck it is held by three rows (RotationHold),
 // whose moment must stay within mu_s r |N|.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
+
+#include "friction_impulses.h"
 
 #include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
@@ -20,6 +26,10 @@ namespace {
 
 JointFrictionElement& ball_of(System::Impl& s, const System::Impl::FrictionJoint& fj) {
   return static_cast<JointFrictionElement&>(*s.forces[static_cast<std::size_t>(fj.force)]);
+}
+
+const JointFrictionElement& ball_of(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
+  return static_cast<const JointFrictionElement&>(*s.forces[static_cast<std::size_t>(fj.force)]);
 }
 
 }  // namespace
@@ -101,6 +111,176 @@ int System::slip_mode_from_hold(int k, double lambda) {
     ball_of(s, *fj).set_slip_axis_B(s.kinematics(fj->base).R_WB.transpose() *
                                     Vec3(-hold.normalized()));
   return kSlipPositive;
+}
+
+// --- at an impact (docs/theory/friction.md, "Friction impulses in an impact") --
+
+std::vector<System::Impl::BallInImpact> System::Impl::balls_in_impact(
+    const std::vector<char>& excluded, const VecX& p, std::string& needing) const {
+  std::vector<BallInImpact> balls;
+  bool any_asks = false;
+  const double scale = p.lpNorm<Eigen::Infinity>();
+  for (const FrictionJoint& fj : friction_joints) {
+    if (!fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
+    const JointFrictionElement& e = ball_of(*this, fj);
+    BallInImpact ball;
+    ball.fj = const_cast<FrictionJoint*>(&fj);  // NOLINT: the Impl's own joint, solved later
+    if (e.mode() == kStick) {
+      // its three hold rows on through the impact (one just switched on is
+      // the impact itself; one partly eliminated as dependent is not solved)
+      const int row = hold_row(fj.stick_slip);
+      if (row < 0 || newly_active[static_cast<std::size_t>(
+                         row_info[static_cast<std::size_t>(row)].instance)] != 0)
+        continue;
+      bool on = true;
+      for (int k = 0; k < 3; ++k) on = on && excluded[static_cast<std::size_t>(row + k)] == 0;
+      if (!on) continue;
+      ball.hold = row;
+      const Mat3& R = kinematics(fj.base).R_WB;
+      ball.held = p(row) * R.col(0) + p(row + 1) * R.col(1) + p(row + 2) * R.col(2);
+      ball.moment = ball.held;
+    }
+    const double normal = friction_normal(fj, p).norm();
+    ball.asks = ball.hold >= 0 ? ball.held.norm() > e.static_lever() * normal + 1e-12 * scale
+                               : normal > 1e-9 * scale;
+    ball.stuck = ball.hold >= 0;
+    if (ball.asks) {
+      any_asks = true;
+      needing += fmt::format("{}joint '{}'", needing.empty() ? "" : ", ", e.site());
+    }
+    balls.push_back(ball);
+  }
+  if (!any_asks) balls.clear();
+  return balls;
+}
+
+void System::Impl::solve_ball_impulses(double time, std::vector<BallInImpact>& balls,
+                                       const std::vector<FrictionJoint*>& joints,
+                                       const std::vector<char>& excluded, VecX& state, VecX& p,
+                                       ImpulseResult& result) {
+  if (balls.empty()) return;
+  const ForceContext ctx(kin, t);
+  // the responses to a unit moment impulse about each world axis
+  for (BallInImpact& ball : balls) {
+    FrictionJoint& fj = *ball.fj;
+    for (int k = 0; k < 3; ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      for (BodyLoad& l : unit_loads) l = BodyLoad{};
+      LoadAccumulator accumulator(unit_loads);
+      accumulator.add_torque_W(fj.follower, ctx.body(fj.follower), Vec3::Unit(k));
+      accumulator.add_torque_W(fj.base, ctx.body(fj.base), -Vec3::Unit(k));
+      if (fj.axis_mult[ki].size() != p.size()) fj.axis_mult[ki].resize(p.size());
+      respond_to_unit_loads(excluded, fj.axis_acc[ki], fj.axis_mult[ki]);
+    }
+    fj.unit_valid = false;  // not the dynamics' response
+  }
+  auto label = [&](const FrictionJoint& fj) {
+    return fmt::format("joint '{}'", ball_of(*this, fj).site());
+  };
+  // a joint's rate and a ball's relative angular velocity for body velocities du
+  auto joint_rate = [](const FrictionJoint& fj, const std::vector<Vec6>& du) {
+    double v = 0.0;
+    if (fj.base != kGround) v += fj.rate_row.J_base.dot(du[static_cast<std::size_t>(fj.base)]);
+    if (fj.follower != kGround)
+      v += fj.rate_row.J_follower.dot(du[static_cast<std::size_t>(fj.follower)]);
+    return v;
+  };
+  for (BallInImpact& ball : balls) {
+    const FrictionJoint& fj = *ball.fj;
+    const JointFrictionElement& e = ball_of(*this, fj);
+    Mat3 C, R;
+    for (int k = 0; k < 3; ++k) {
+      C.col(k) = relative_angular_acceleration(fj, fj.axis_acc[static_cast<std::size_t>(k)]);
+      R.col(k) = friction_normal(fj, fj.axis_mult[static_cast<std::size_t>(k)]);
+    }
+    // decided alone: nothing else's friction reaches it, nor it anything's
+    const double coupling = 1e-12 * std::max(C.cwiseAbs().maxCoeff(), 1e-300);
+    const double reaction = 1e-12 * std::max(R.cwiseAbs().maxCoeff(), 1.0);
+    auto reaches = [&](const FrictionJoint& other, bool other_is_ball) {
+      for (int k = 0; k < 3; ++k) {
+        const auto ki = static_cast<std::size_t>(k);
+        const double to_other = other_is_ball
+                                    ? relative_angular_acceleration(other, fj.axis_acc[ki]).norm()
+                                    : std::abs(joint_rate(other, fj.axis_acc[ki]));
+        if (to_other > coupling || friction_normal(other, fj.axis_mult[ki]).norm() > reaction)
+          return true;
+      }
+      const Vec3 from_other =
+          other_is_ball ? Vec3::Zero() : relative_angular_acceleration(fj, other.unit_acc);
+      return from_other.norm() > coupling ||
+             (!other_is_ball && friction_normal(fj, other.unit_mult).norm() > reaction);
+    };
+    for (const FrictionJoint* other : joints)
+      if (reaches(*other, false))
+        throw SimulationError(
+            time, fmt::format("{}, {}: the impact takes friction impulses at a ball and at a "
+                              "frictional joint whose impulses reach each other; ictus decides "
+                              "a ball's friction impulse alone only",
+                              label(fj), label(*other)));
+    for (const BallInImpact& other : balls)
+      if (other.fj != ball.fj && reaches(*other.fj, true))
+        throw SimulationError(
+            time, fmt::format("{}, {}: the impact takes friction impulses at two balls whose "
+                              "impulses reach each other; ictus decides a ball's friction "
+                              "impulse alone only",
+                              label(fj), label(*other.fj)));
+    // one that asks for nothing keeps the impulse as first solved (exact: it is alone)
+    if (!ball.asks) continue;
+    bool indeterminate = false;
+    const std::vector<internal::BallImpulse> found = internal::ball_friction_impulses(
+        e.relative_angular_velocity_W(ctx), C, friction_normal(fj, p), R,
+        ball.hold >= 0 ? e.static_lever() : e.kinetic_lever(), &indeterminate);
+    if (found.size() != 1)
+      throw SimulationError(
+          time, fmt::format("{}: Coulomb friction at the impulse level has {} consistent "
+                            "solutions at this ball in this impact (Painleve's paradox); the "
+                            "rigid model does not determine the motion. Lower mu, or model "
+                            "the joint's compliance",
+                            label(fj), found.empty() ? "no" : "several"));
+    ball.moment = found.front().M;
+    ball.rate = found.front().w;
+    ball.stuck = found.front().stuck;
+    if (ball.stuck && indeterminate) result.non_unique.push_back(e.site());
+  }
+  // the impact with the balls' friction impulses
+  for (const BallInImpact& ball : balls)
+    for (int k = 0; k < 3; ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      p += ball.moment(k) * ball.fj->axis_mult[ki];
+      for (int b = 0; b < n; ++b)
+        layout.body_velocity(state, b) +=
+            ball.moment(k) * ball.fj->axis_acc[ki][static_cast<std::size_t>(b)];
+    }
+}
+
+void System::Impl::finish_ball_impulses(const std::vector<BallInImpact>& balls,
+                                        std::vector<char>& excluded, VecX& p,
+                                        std::vector<int>& released, ImpulseResult& result) {
+  for (const BallInImpact& ball : balls) {
+    const FrictionJoint& fj = *ball.fj;
+    if (!ball.asks && ball.hold < 0) continue;  // slipping on, untouched
+    if (ball.hold >= 0) {
+      // a stuck ball's moment impulse in its hold rows' slots (base axes)
+      const Vec3 components = kinematics(fj.base).R_WB.transpose() * ball.moment;
+      for (int k = 0; k < 3; ++k) {
+        const auto r = static_cast<std::size_t>(ball.hold + k);
+        p(static_cast<Eigen::Index>(r)) = components(k);
+        if (ball.stuck)
+          excluded[r] = dropped[r];
+        else
+          released.push_back(ball.hold + k);
+      }
+      if (ball.stuck) continue;
+      result.let_go.emplace_back(fj.stick_slip, kSlipPositive);
+    } else if (ball.moment.norm() > 0.0) {
+      // a slipping ball has no rows: its friction impulse is logged by name
+      result.row_names.push_back(ball_of(*this, fj).name() + ".slip");
+      result.impulses.push_back(ball.moment.norm());
+    }
+    // it slips along its rate after the impact; one the impact stopped is
+    // decided after it, as after any impulse (ElementSwitching::wake)
+    if (!ball.stuck) set_ball_slip_axis(fj, ball.rate.normalized());
+  }
 }
 
 }  // namespace ictus

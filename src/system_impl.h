@@ -411,6 +411,38 @@ struct System::Impl {
   std::vector<int> impact_joint_friction(double time, VecX& state, const VecX& u_before,
                                          std::vector<char>& excluded, VecX& p,
                                          ImpulseResult& result);
+  /// A ball (spherical joint's friction) taking part in an impact's friction
+  /// impulses (system_ball_friction.cpp): stuck with its hold rows on
+  /// through the impact, or slipping.
+  struct BallInImpact {
+    FrictionJoint* fj = nullptr;
+    int hold = -1;               // its first hold row when stuck, else -1
+    bool asks = false;           // its hold beyond mu_s r |P|, or pressed while slipping
+    Vec3 held = Vec3::Zero();    // the hold's moment impulse as first solved
+    Vec3 moment = Vec3::Zero();  // its friction moment impulse (world, on the follower)
+    Vec3 rate = Vec3::Zero();    // its relative angular velocity after the impact
+    bool stuck = true;           // rate = 0 after the impact
+  };
+  /// The balls taking part in an impact's friction impulses, as first solved
+  /// (impulses p): none unless one asks for a friction impulse, named then in
+  /// `needing`.
+  std::vector<BallInImpact> balls_in_impact(const std::vector<char>& excluded, const VecX& p,
+                                            std::string& needing) const;
+  /// Each ball's friction moment impulse, from the impact solved without the
+  /// balls' holds and the joints' friction (`joints` the frictional joints
+  /// taking part, their unit responses computed); adds it to p and the
+  /// state's velocities. A ball whose impulses reach another frictional
+  /// joint's is not solved (a SimulationError).
+  void solve_ball_impulses(double time, std::vector<BallInImpact>& balls,
+                           const std::vector<FrictionJoint*>& joints,
+                           const std::vector<char>& excluded, VecX& state, VecX& p,
+                           ImpulseResult& result);
+  /// After solve_ball_impulses, with the kinematics of the final velocities:
+  /// a stuck ball's moment impulse in its hold rows' slots; one set slipping
+  /// lets them go (appended to `released`) and slips along its rate, as does
+  /// a slipping one the impact turned.
+  void finish_ball_impulses(const std::vector<BallInImpact>& balls, std::vector<char>& excluded,
+                            VecX& p, std::vector<int>& released, ImpulseResult& result);
   /// The body accelerations and multipliers per unit load: the element's own
   /// (moment_W null) or a moment moment_W on the follower, minus it on the base.
   void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,

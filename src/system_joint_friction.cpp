@@ -500,6 +500,8 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
                           : slipping(fj) && normal > 1e-9 * scale);
     if (needs.back() != 0) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
   }
+  // the balls (system_ball_friction.cpp), when one asks
+  std::vector<BallInImpact> balls = balls_in_impact(excluded, p, needing);
   if (needing.empty()) return released;
   const auto count = static_cast<int>(joints.size());
 
@@ -512,6 +514,9 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       holds[i] = hold_row(joints[i]->stick_slip);
       excluded[static_cast<std::size_t>(holds[i])] = 1;
     }
+  for (const BallInImpact& ball : balls)
+    for (int k = 0; k < 3 && ball.hold >= 0; ++k)
+      excluded[static_cast<std::size_t>(ball.hold + k)] = 1;
   solver.assemble(rows, inverse_mass, excluded);
   if (!solver.factorize())
     throw SimulationError(time, fmt::format("{}: the impact without the stuck joints' friction "
@@ -548,6 +553,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     respond_to_unit_loads(excluded, fj->unit_acc, fj->unit_mult);
     fj->unit_valid = false;  // not the dynamics' response
   }
+  solve_ball_impulses(time, balls, joints, excluded, state, p, result);
   // v+ = v0 + C F and P_N,i = P0_i + sum_j R_ij F_j of every joint taking part
   VecX v0(count);
   MatX C(count, count);
@@ -573,7 +579,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     while (group[static_cast<std::size_t>(i)] != i) i = group[static_cast<std::size_t>(i)];
     return i;
   };
-  const double coupling = 1e-12 * std::max(C.cwiseAbs().maxCoeff(), 1e-300);
+  const double coupling = 1e-12 * std::max(count > 0 ? C.cwiseAbs().maxCoeff() : 0.0, 1e-300);
   for (int i = 0; i < count; ++i)
     for (int j = 0; j < count; ++j)
       if (i != j && (std::abs(C(i, j)) > coupling ||
@@ -663,6 +669,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     for (int b = 0; b < n; ++b) velocity(b) += F * fj.unit_acc[static_cast<std::size_t>(b)];
   }
   compute_kinematics(time, state);
+  finish_ball_impulses(balls, excluded, p, released, result);
   for (int i = 0; i < count; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const FrictionJoint& fj = *joints[ui];

@@ -181,5 +181,89 @@ TEST(FrictionImpulses, SeveralJointsWhoseReactionLeavesItsLineAreNotSolved) {
   EXPECT_EQ(problem.off_line(), 1);
 }
 
+// --- a ball ---------------------------------------------------------------
+
+// A bar of mass m on a ball at O, its centre of mass at L along x, kicked
+// across at its centre by J along y (no gravity: an impulse problem). About
+// O its inertias are Ix, Iy + m L^2, Iz + m L^2; a moment impulse M turns
+// it by C = diag of their inverses, and its centre's velocity changes the
+// ball's reaction impulse P = m v_c - J by R (M_z moves the centre along y,
+// M_y along -z). Without friction w0 = L J / I_O about z and P0 = -J Iz / I_O.
+struct KickedBar {
+  double m = 2.0, L = 0.5, Ix = 0.01, Iy = 0.04, Iz = 0.04, J = 3.0;
+  double Iyo() const { return Iy + m * L * L; }
+  double Izo() const { return Iz + m * L * L; }
+  Eigen::Vector3d w0() const { return {0.0, 0.0, L * J / Izo()}; }
+  Eigen::Matrix3d C() const {
+    return Eigen::Vector3d(1.0 / Ix, 1.0 / Iyo(), 1.0 / Izo()).asDiagonal();
+  }
+  Eigen::Vector3d P0() const { return {0.0, -J * Iz / Izo(), 0.0}; }
+  Eigen::Matrix3d R() const {
+    Eigen::Matrix3d r = Eigen::Matrix3d::Zero();
+    r(1, 2) = m * L / Izo();
+    r(2, 1) = -m * L / Iyo();
+    return r;
+  }
+};
+
+TEST(FrictionImpulses, ABallKickedBeyondItsHoldSlipsWithTheClosedFormImpulse) {
+  const KickedBar bar;
+  const double mu = 0.4 * 0.05;  // mu_s times the ball's radius
+  bool indeterminate = true;
+  const auto found =
+      internal::ball_friction_impulses(bar.w0(), bar.C(), bar.P0(), bar.R(), mu, &indeterminate);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_FALSE(found[0].stuck);
+  EXPECT_FALSE(indeterminate);
+  // I_O w+ = L J - mu |P|, P = m L w+ - J: |P| = J Iz / (I_O - m L mu)
+  const double P = bar.J * bar.Iz / (bar.Izo() - bar.m * bar.L * mu);
+  const double w_plus = (bar.L * bar.J - mu * P) / bar.Izo();
+  EXPECT_NEAR(found[0].w.z(), w_plus, 1e-12 * w_plus);
+  EXPECT_NEAR(found[0].w.head<2>().norm(), 0.0, 1e-15);
+  EXPECT_NEAR(found[0].M.z(), -mu * P, 1e-12 * mu * P);
+  EXPECT_NEAR((bar.P0() + bar.R() * found[0].M).norm(), P, 1e-12 * P);
+}
+
+TEST(FrictionImpulses, ABallWhoseHoldIsWithinMuStaysStuck) {
+  KickedBar bar;
+  bar.L = 0.01;  // the hold L J within mu_s r |P| = mu_s r J
+  const double mu = 0.4 * 0.05;
+  bool indeterminate = true;
+  const auto found =
+      internal::ball_friction_impulses(bar.w0(), bar.C(), bar.P0(), bar.R(), mu, &indeterminate);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_TRUE(found[0].stuck);
+  EXPECT_NEAR(found[0].M.z(), -bar.L * bar.J, 1e-15);  // the kick's moment about O, held
+}
+
+TEST(FrictionImpulses, ABallWithoutAReactionImpulseSlipsFree) {
+  // a pure moment impulse about a bar's centre at the ball: P = 0 whatever M
+  const Eigen::Vector3d w0(0.0, 0.0, 2.0);
+  bool indeterminate = true;
+  const auto found =
+      internal::ball_friction_impulses(w0, Eigen::Matrix3d::Identity(), Eigen::Vector3d::Zero(),
+                                       Eigen::Matrix3d::Zero(), 0.1, &indeterminate);
+  EXPECT_FALSE(indeterminate);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_FALSE(found[0].stuck);
+  EXPECT_EQ(found[0].M, Eigen::Vector3d::Zero());
+  EXPECT_EQ(found[0].w, w0);
+}
+
+TEST(FrictionImpulses, ABallWhoseRotationsAreLockedButOneSlipsExactlyAboutThatOne) {
+  // the bar's rotations about x and y locked by the mechanism: C of rank one
+  const KickedBar bar;
+  Eigen::Matrix3d C = Eigen::Matrix3d::Zero();
+  C(2, 2) = 1.0 / bar.Izo();
+  const double mu = 0.4 * 0.05;
+  bool indeterminate = false;
+  const auto found =
+      internal::ball_friction_impulses(bar.w0(), C, bar.P0(), bar.R(), mu, &indeterminate);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_TRUE(indeterminate);  // a hold's moment about x and y would be taken by the mechanism
+  const double P = bar.J * bar.Iz / (bar.Izo() - bar.m * bar.L * mu);
+  EXPECT_NEAR(found[0].w.z(), (bar.L * bar.J - mu * P) / bar.Izo(), 1e-12);
+}
+
 }  // namespace
 }  // namespace ictus
