@@ -179,6 +179,9 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
 
   std::vector<Solution> found;
   bool singular = false;
+  // a combination whose consistent impulses form a line along which the
+  // joints' rates change: a continuum of motions, the motion not determined
+  bool motions = false;
   Eigen::MatrixXd A(kk, kk);
   Eigen::VectorXd b(kk);
   std::vector<int> mode(static_cast<std::size_t>(k), 0);  // 0 stuck, 1 +, 2 -
@@ -207,7 +210,10 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   // A singular system with one degree of freedom left (stuck joints of one
   // motion): F = F_p + t n, every test linear in t on each side of y; a
   // consistent t, if any, is at a zero of one of them or between two.
-  auto search_line = [&](const Eigen::FullPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& F) {
+  // Where n changes the joints' rates and some t is consistent, the motion
+  // is not determined: *moves set, false returned.
+  auto search_line = [&](const Eigen::FullPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& F,
+                         bool* moves) {
     if (lu.rank() != k - 1) return false;
     const Eigen::VectorXd Fp = lu.solve(b);
     if ((A * Fp - b).lpNorm<Eigen::Infinity>() >
@@ -219,9 +225,8 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     // velocity, as they are (stuck joints of one motion); where it changes
     // them (a slipping joint's normal moved by a locked one), the motion is
     // not determined
-    if ((C_ * n).lpNorm<Eigen::Infinity>() >
-        1e-8 * C_.cwiseAbs().maxCoeff() * n.lpNorm<Eigen::Infinity>())
-      return false;
+    const bool changes_rates = (C_ * n).lpNorm<Eigen::Infinity>() >
+                               1e-8 * C_.cwiseAbs().maxCoeff() * n.lpNorm<Eigen::Infinity>();
     std::vector<double> zeros;
     auto zero_of = [&zeros](double at0, double slope) {
       if (slope != 0.0) zeros.push_back(-at0 / slope);
@@ -248,7 +253,10 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     }
     for (const double t : trials) {
       F = Fp + t * n;
-      if (consistent(F)) return true;
+      if (!consistent(F)) continue;
+      if (!changes_rates) return true;
+      *moves = true;
+      return false;
     }
     return false;
   };
@@ -292,10 +300,11 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
       if (lu.isInvertible()) {
         F = lu.solve(b);
         if (!consistent(F)) continue;
-      } else if (search_line(lu, F)) {
+      } else if (bool moves = false; search_line(lu, F, &moves)) {
         on_line = true;
       } else {
         singular = singular || lu.rank() < k - 1;
+        motions = motions || moves;
         continue;
       }
       // the velocities decide: equal joint rates, C dF = 0, leave every
@@ -319,7 +328,8 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     if (i == k) break;
     ++mode[static_cast<std::size_t>(i)];
   }
-  if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
+  if (motions || (found.empty() && singular)) return Outcome::kDependent;
+  if (found.empty()) return Outcome::kNone;
   solutions_ = std::move(found);
   return outcome();
 }

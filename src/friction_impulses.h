@@ -15,7 +15,9 @@
 // linear system; the consistent ones are counted by their rates (solutions
 // with equal rates move every body alike). A singular system with one free
 // direction (stuck joints of one motion) is searched along it: exact, the
-// impulses then one choice among many.
+// impulses then one choice among many. Where that direction changes the
+// joints' rates and some point of it is consistent, the rigid model does not
+// determine the motion (kDependent).
 #pragma once
 
 #include <Eigen/Dense>
@@ -45,7 +47,9 @@ class FrictionImpulses {
     kNone,       // no combination of the cases is consistent
     kSeveral,    // two or more are, moving the joints differently (solutions())
     kOffLine,    // several joints, one's P not on a line (a spatial load: not solved)
-    kDependent,  // none found, and some combination's system has two or more free directions
+    kDependent,  // not determined: none found where some combination's system has two or
+                 // more free directions, or one combination's consistent impulses form a
+                 // line along which the joints' rates change (a continuum of motions)
   };
   Outcome solve();
 

@@ -638,7 +638,8 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       case internal::FrictionImpulses::Outcome::kDependent:
         throw SimulationError(
             time, fmt::format("{}: the impact's friction impulses are not determined (their "
-                              "joints' motions are dependent); ictus does not decide them",
+                              "joints' motions are dependent, or Coulomb's law admits a "
+                              "continuum of motions); the rigid model does not decide them",
                               sites));
       case internal::FrictionImpulses::Outcome::kNone:
       case internal::FrictionImpulses::Outcome::kSeveral:

@@ -221,7 +221,7 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
   }
   // frictional joints the final impact set slipping or turned round
   // (ElementSwitching::wake logs the slip or the reversal); their friction
-  // impulses go into the line of the first side logged
+  // impulses go into the line of the first side logged (their own line if none is)
   for (const auto& [element, mode] : r.let_go) system_.set_stick_slip_mode(element, mode);
   std::string joint_friction;
   for (const auto& [name, F] : r.joint_friction)
@@ -272,6 +272,10 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
     offset_[ki] = std::min(system_.contact_gap(k), 0.0);
     g_last_[ki] = 1e-300;
     just_switched_[ki] = 1;
+  }
+  // no side logged (none pushed or approached): the joints' impulses alone
+  if (!joint_friction.empty()) {
+    log_({t, "impact", "", "joint friction impulses: " + joint_friction});
   }
   changes += settle_closed(t, y, "after the impact");
   return changes;

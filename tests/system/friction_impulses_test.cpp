@@ -181,6 +181,24 @@ TEST(FrictionImpulses, SeveralJointsWhoseReactionLeavesItsLineAreNotSolved) {
   EXPECT_EQ(problem.off_line(), 1);
 }
 
+TEST(FrictionImpulses, AContinuumOfMotionsAlongAFreeDirectionIsNotDetermined) {
+  // Joint 0 slips forward (v0 = 5, mu 0.5), its normal raised by joint 1's
+  // friction (P_0 = 1 + 2 F_1); joint 1 is held (mu 10). With C = [2 1; 1 1]
+  // the stuck row of joint 1 is a multiple of joint 0's slip row: every
+  // F_1 = t in [-0.5, 4] with F_0 = -0.5 - t is consistent, joint 0 slipping
+  // at 4 - t. Its end t = 4 is the stuck-stuck solution: found alone it
+  // would pass for the motion.
+  FrictionImpulses problem;
+  problem.start(2);
+  problem.set_joint(0, 5.0, Eigen::Vector3d(0.0, 1.0, 0.0), 0.5);
+  problem.set_joint(1, 0.5, Eigen::Vector3d(0.0, 1.0, 0.0), 10.0);
+  problem.set_response(0, 0, 2.0, Eigen::Vector3d::Zero());
+  problem.set_response(0, 1, 1.0, Eigen::Vector3d(0.0, 2.0, 0.0));
+  problem.set_response(1, 0, 1.0, Eigen::Vector3d::Zero());
+  problem.set_response(1, 1, 1.0, Eigen::Vector3d::Zero());
+  EXPECT_EQ(problem.solve(), Outcome::kDependent);
+}
+
 // --- a ball ---------------------------------------------------------------
 
 // A bar of mass m on a ball at O, its centre of mass at L along x, kicked
