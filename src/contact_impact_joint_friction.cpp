@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "dense_rows.h"
@@ -37,12 +38,25 @@ struct Joint {
   VecX rate, load;
 };
 
+// A ball (spherical joint's friction) of the impact: its relative angular
+// velocity w = rate u (3 x 6n), the generalized loads of unit moments about
+// the world axes (6n x 3), its coefficient, and its hold rows' indices
+// among the equality rows while stuck.
+struct Ball {
+  System::Impl::FrictionJoint* fj = nullptr;
+  std::array<int, 3> hold_slots{-1, -1, -1};
+  double mu = 0.0;
+  MatX rate, load;
+};
+
 // One consistent outcome of an active set
 struct Outcome {
   VecX x, z, l_E;
   std::vector<double> F;
   std::vector<int> mode;
   bool indeterminate = false;  // the joints' impulses one choice among many
+  std::vector<BallImpulse> balls;
+  std::vector<char> ball_indeterminate;
 };
 
 }  // namespace
@@ -95,6 +109,47 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     if (needs) needing += (needing.empty() ? "" : ", ") + site_label(s, fj);
     joints.push_back(std::move(j));
   }
+  // the balls, when one asks: each decided alone (ball_friction_impulses)
+  std::vector<Ball> balls;
+  std::string dependent_ball;
+  bool ball_asks = false;
+  for (System::Impl::FrictionJoint& fj : s.friction_joints) {
+    if (!fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
+    const ReactionFriction& e = element_of(s, fj);
+    Ball b;
+    b.fj = &fj;
+    const bool stuck = e.mode() == kStick;
+    Vec3 held = Vec3::Zero();
+    if (stuck) {
+      const int hold = s.hold_row(fj.stick_slip);
+      if (hold < 0) continue;
+      const Mat3& R = s.kinematics(fj.base).R_WB;
+      bool all = true;
+      for (int q = 0; q < 3 && all; ++q) {
+        const auto at = std::find(p.equality_rows.begin(), p.equality_rows.end(), hold + q);
+        all = at != p.equality_rows.end();
+        if (!all) break;
+        b.hold_slots[static_cast<std::size_t>(q)] = static_cast<int>(at - p.equality_rows.begin());
+        held += p.l_E(b.hold_slots[static_cast<std::size_t>(q)]) * R.col(q);
+      }
+      if (!all) {
+        dependent_ball = site_label(s, fj);
+        continue;
+      }
+    }
+    b.mu = stuck ? e.static_lever() : e.kinetic_lever();
+    const double normal = s.friction_normal(fj, first).norm();
+    const bool needs = stuck ? held.norm() > b.mu * normal + 1e-12 * scale : normal > 1e-9 * scale;
+    if (needs) {
+      ball_asks = true;
+      needing += (needing.empty() ? "" : ", ") + site_label(s, fj);
+    }
+    balls.push_back(std::move(b));
+  }
+  if (!ball_asks) {
+    balls.clear();
+    dependent_ball.clear();
+  }
   if (needing.empty()) return false;
   auto not_built = [&](const std::string& why) {
     return SimulationError(
@@ -106,6 +161,7 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     throw not_built(
         "and its contacts have friction: ictus decides joint friction in a contact impact with "
         "frictionless contacts only");
+  if (!dependent_ball.empty()) dependent = dependent_ball;
   if (!dependent.empty())
     throw not_built(
         fmt::format("and the stuck {}'s hold is dependent on the others (one motion "
@@ -133,12 +189,33 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     s.forces[static_cast<std::size_t>(j.fj->force)]->add_slip_load(ctx, accumulator, 1.0);
     j.load = dense_loads(loads);
   }
+  for (Ball& b : balls) {
+    b.rate = MatX::Zero(3, nv);
+    b.load = MatX(nv, 3);
+    for (int q = 0; q < 3; ++q) {
+      // w . e_q = (R_f^T e_q) . w_f - (R_b^T e_q) . w_b (body rates in their frames)
+      ConstraintRow row;
+      row.J_follower.tail<3>() = s.kinematics(b.fj->follower).R_WB.transpose() * Vec3::Unit(q);
+      row.J_base.tail<3>() = -(s.kinematics(b.fj->base).R_WB.transpose() * Vec3::Unit(q));
+      VecX dense(nv);
+      scatter_row(row, b.fj->base, b.fj->follower, 1.0, dense);
+      b.rate.row(q) = dense.transpose();
+      for (BodyLoad& l : loads) l = BodyLoad{};
+      LoadAccumulator accumulator(loads);
+      accumulator.add_torque_W(b.fj->follower, ctx.body(b.fj->follower), Vec3::Unit(q));
+      accumulator.add_torque_W(b.fj->base, ctx.body(b.fj->base), -Vec3::Unit(q));
+      b.load.col(q) = dense_loads(loads);
+    }
+  }
   // the equality rows kept: all but the stuck joints' holds (their friction
   // impulses are the unknowns)
   std::vector<int> kept_slots;
   for (int i = 0; i < nE; ++i)
     if (std::none_of(joints.begin(), joints.end(),
-                     [i](const Joint& j) { return j.hold_slot == i; }))
+                     [i](const Joint& j) { return j.hold_slot == i; }) &&
+        std::none_of(balls.begin(), balls.end(), [i](const Ball& b) {
+          return std::find(b.hold_slots.begin(), b.hold_slots.end(), i) != b.hold_slots.end();
+        }))
       kept_slots.push_back(i);
   std::vector<int> kept_rows;
   for (const int i : kept_slots) kept_rows.push_back(p.equality_rows[static_cast<std::size_t>(i)]);
@@ -183,74 +260,167 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
       dl[static_cast<std::size_t>(j)] = multipliers(-(J * free));
       du[static_cast<std::size_t>(j)] = free + MJt * dl[static_cast<std::size_t>(j)];
     }
-    FrictionImpulses problem;
-    problem.start(k);
-    const VecX first_rows = on_rows(l0.head(ne), kept_rows);
-    for (int i = 0; i < k; ++i) {
-      const Joint& ji = joints[static_cast<std::size_t>(i)];
-      problem.set_joint(i, ji.rate.dot(x0), s.friction_normal(*ji.fj, first_rows), ji.mu);
-      for (int j = 0; j < k; ++j)
-        problem.set_response(
-            i, j, ji.rate.dot(du[static_cast<std::size_t>(j)]),
-            s.friction_normal(*ji.fj,
-                              on_rows(dl[static_cast<std::size_t>(j)].head(ne), kept_rows)));
+    // the joints' friction impulses (none: one empty solution)
+    std::vector<FrictionImpulses::Solution> joint_solutions;
+    if (k == 0) {
+      joint_solutions.push_back({VecX(0), {}, false});
+    } else {
+      FrictionImpulses problem;
+      problem.start(k);
+      const VecX first_rows = on_rows(l0.head(ne), kept_rows);
+      for (int i = 0; i < k; ++i) {
+        const Joint& ji = joints[static_cast<std::size_t>(i)];
+        problem.set_joint(i, ji.rate.dot(x0), s.friction_normal(*ji.fj, first_rows), ji.mu);
+        for (int j = 0; j < k; ++j)
+          problem.set_response(
+              i, j, ji.rate.dot(du[static_cast<std::size_t>(j)]),
+              s.friction_normal(*ji.fj,
+                                on_rows(dl[static_cast<std::size_t>(j)].head(ne), kept_rows)));
+      }
+      switch (problem.solve()) {
+        case FrictionImpulses::Outcome::kSolved:
+        case FrictionImpulses::Outcome::kSeveral:
+          break;
+        case FrictionImpulses::Outcome::kNone:
+          continue;
+        case FrictionImpulses::Outcome::kDependent:
+          undetermined = true;
+          continue;
+        case FrictionImpulses::Outcome::kOffLine:
+          throw not_built(fmt::format(
+              "and {}'s transverse reaction impulse does not stay on one line (a spatial load): "
+              "ictus decides several joints' friction impulses for planar reactions only",
+              site_label(s, *joints[static_cast<std::size_t>(problem.off_line())].fj)));
+      }
+      joint_solutions = problem.solutions();
     }
-    switch (problem.solve()) {
-      case FrictionImpulses::Outcome::kSolved:
-      case FrictionImpulses::Outcome::kSeveral:
-        break;
-      case FrictionImpulses::Outcome::kNone:
-        continue;
-      case FrictionImpulses::Outcome::kDependent:
-        undetermined = true;
-        continue;
-      case FrictionImpulses::Outcome::kOffLine:
-        throw not_built(fmt::format(
-            "and {}'s transverse reaction impulse does not stay on one line (a spatial load): "
-            "ictus decides several joints' friction impulses for planar reactions only",
-            site_label(s, *joints[static_cast<std::size_t>(problem.off_line())].fj)));
-    }
-    // each of the joints' solutions, put to Newton's law on every free side
-    for (const FrictionImpulses::Solution& solution : problem.solutions()) {
-      Outcome o;
-      o.x = x0;
-      VecX l = l0;
+    // each ball alone: its responses to unit moment impulses about the world
+    // axes, which must not reach the joints' or another ball's
+    const auto nb = balls.size();
+    std::vector<MatX> bdu(nb), bdl(nb);
+    std::vector<std::vector<BallImpulse>> ball_solutions(nb);
+    std::vector<char> ball_indeterminate(nb, 0);
+    bool none = false;
+    for (std::size_t b = 0; b < nb && !none; ++b) {
+      const Ball& ball = balls[b];
+      const MatX free = p.Minv * ball.load;
+      bdl[b] = MatX(m, 3);
+      for (int q = 0; q < 3; ++q) bdl[b].col(q) = multipliers(-(J * free.col(q)));
+      bdu[b] = free + MJt * bdl[b];
+      Mat3 C = ball.rate * bdu[b], R;
+      for (int q = 0; q < 3; ++q)
+        R.col(q) = s.friction_normal(*ball.fj, on_rows(bdl[b].col(q).head(ne), kept_rows));
+      const double coupling = 1e-12 * std::max(C.cwiseAbs().maxCoeff(), 1e-300);
+      const double reaction = 1e-12 * std::max(R.cwiseAbs().maxCoeff(), 1.0);
+      auto reaches = [&](const System::Impl::FrictionJoint& other, const MatX& other_rate,
+                         const MatX& other_du, const MatX& other_dl) {
+        if ((other_rate * bdu[b]).cwiseAbs().maxCoeff() > coupling ||
+            (ball.rate * other_du).cwiseAbs().maxCoeff() > coupling)
+          return true;
+        for (int q = 0; q < 3; ++q)
+          if (s.friction_normal(other, on_rows(bdl[b].col(q).head(ne), kept_rows)).norm() >
+              reaction)
+            return true;
+        for (Eigen::Index q = 0; q < other_dl.cols(); ++q)
+          if (s.friction_normal(*ball.fj, on_rows(other_dl.col(q).head(ne), kept_rows)).norm() >
+              reaction)
+            return true;
+        return false;
+      };
       for (int j = 0; j < k; ++j) {
-        o.x += solution.F(j) * du[static_cast<std::size_t>(j)];
-        l += solution.F(j) * dl[static_cast<std::size_t>(j)];
+        const Joint& joint = joints[static_cast<std::size_t>(j)];
+        if (reaches(*joint.fj, joint.rate.transpose(), du[static_cast<std::size_t>(j)],
+                    dl[static_cast<std::size_t>(j)]))
+          throw not_built(
+              fmt::format("and the impulses of {} and {} reach each other: ictus "
+                          "decides a ball's friction impulse alone only",
+                          site_label(s, *ball.fj), site_label(s, *joint.fj)));
       }
-      o.F.assign(solution.F.data(), solution.F.data() + k);
-      o.mode = solution.mode;
-      o.indeterminate = solution.indeterminate;
-      const double impulse_scale = std::max(l.lpNorm<Eigen::Infinity>(), 1e-300);
-      const double rate_tolerance = 1e-10 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
-      o.z = VecX::Zero(nf);
-      bool consistent = true;
-      for (std::size_t a = 0; a < active.size(); ++a) {
-        const double P = l(ne + static_cast<Eigen::Index>(a));
-        consistent = consistent && P >= -1e-10 * impulse_scale;
-        o.z(active[a]) = std::max(P, 0.0);
+      for (std::size_t o = 0; o < b; ++o)
+        if (reaches(*balls[o].fj, balls[o].rate, bdu[o], bdl[o]))
+          throw not_built(
+              fmt::format("and the impulses of the balls {} and {} reach each "
+                          "other: ictus decides a ball's friction impulse alone only",
+                          site_label(s, *ball.fj), site_label(s, *balls[o].fj)));
+      bool indeterminate = false;
+      ball_solutions[b] = ball_friction_impulses(
+          ball.rate * x0, C, s.friction_normal(*ball.fj, on_rows(l0.head(ne), kept_rows)), R,
+          ball.mu, &indeterminate);
+      ball_indeterminate[b] = indeterminate ? 1 : 0;
+      none = ball_solutions[b].empty();
+    }
+    if (none) continue;
+    // every solution of the joints with every one of each ball, put to
+    // Newton's law on every free side
+    std::vector<std::size_t> pick(nb, 0);
+    for (const FrictionImpulses::Solution& solution : joint_solutions) {
+      std::fill(pick.begin(), pick.end(), 0);
+      for (bool more = true; more;) {
+        Outcome o;
+        o.x = x0;
+        VecX l = l0;
+        for (int j = 0; j < k; ++j) {
+          o.x += solution.F(j) * du[static_cast<std::size_t>(j)];
+          l += solution.F(j) * dl[static_cast<std::size_t>(j)];
+        }
+        for (std::size_t b = 0; b < nb; ++b) {
+          const BallImpulse& bi = ball_solutions[b][pick[b]];
+          o.x += bdu[b] * bi.M;
+          l += bdl[b] * bi.M;
+          o.balls.push_back(bi);
+          o.ball_indeterminate.push_back(ball_indeterminate[b]);
+        }
+        // the next choice of the balls' solutions
+        more = false;
+        for (std::size_t b = 0; b < nb && !more; ++b) {
+          if (++pick[b] < ball_solutions[b].size()) {
+            more = true;
+          } else {
+            pick[b] = 0;
+          }
+        }
+        o.F.assign(solution.F.data(), solution.F.data() + k);
+        o.mode = solution.mode;
+        o.indeterminate = solution.indeterminate;
+        const double impulse_scale = std::max(l.lpNorm<Eigen::Infinity>(), 1e-300);
+        const double rate_tolerance = 1e-10 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
+        o.z = VecX::Zero(nf);
+        bool consistent = true;
+        for (std::size_t a = 0; a < active.size(); ++a) {
+          const double P = l(ne + static_cast<Eigen::Index>(a));
+          consistent = consistent && P >= -1e-10 * impulse_scale;
+          o.z(active[a]) = std::max(P, 0.0);
+        }
+        for (int a = 0; a < nf && consistent; ++a)
+          if ((mask >> a & 1U) == 0) consistent = p.G.row(a).dot(o.x) >= p.c(a) - rate_tolerance;
+        if (!consistent) continue;
+        // the velocities decide (a dependent side's impulse is not unique)
+        const bool seen = std::any_of(found.begin(), found.end(), [&](const Outcome& f) {
+          return (f.x - o.x).lpNorm<Eigen::Infinity>() <=
+                 1e-9 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
+        });
+        if (seen) continue;
+        o.l_E = VecX::Zero(nE);
+        for (Eigen::Index i = 0; i < ne; ++i) o.l_E(kept_slots[static_cast<std::size_t>(i)]) = l(i);
+        for (int j = 0; j < k; ++j)
+          if (joints[static_cast<std::size_t>(j)].hold_slot >= 0)
+            o.l_E(joints[static_cast<std::size_t>(j)].hold_slot) = solution.F(j);
+        for (std::size_t b = 0; b < nb; ++b) {
+          // a ball's moment impulse in its hold rows' slots (its base's axes)
+          const Vec3 components = s.kinematics(balls[b].fj->base).R_WB.transpose() * o.balls[b].M;
+          for (int q = 0; q < 3; ++q)
+            if (balls[b].hold_slots[static_cast<std::size_t>(q)] >= 0)
+              o.l_E(balls[b].hold_slots[static_cast<std::size_t>(q)]) = components(q);
+        }
+        found.push_back(std::move(o));
       }
-      for (int a = 0; a < nf && consistent; ++a)
-        if ((mask >> a & 1U) == 0) consistent = p.G.row(a).dot(o.x) >= p.c(a) - rate_tolerance;
-      if (!consistent) continue;
-      // the velocities decide (a dependent side's impulse is not unique)
-      const bool seen = std::any_of(found.begin(), found.end(), [&](const Outcome& f) {
-        return (f.x - o.x).lpNorm<Eigen::Infinity>() <=
-               1e-9 * std::max(speed, o.x.lpNorm<Eigen::Infinity>());
-      });
-      if (seen) continue;
-      o.l_E = VecX::Zero(nE);
-      for (Eigen::Index i = 0; i < ne; ++i) o.l_E(kept_slots[static_cast<std::size_t>(i)]) = l(i);
-      for (int j = 0; j < k; ++j)
-        if (joints[static_cast<std::size_t>(j)].hold_slot >= 0)
-          o.l_E(joints[static_cast<std::size_t>(j)].hold_slot) = solution.F(j);
-      found.push_back(std::move(o));
     }
   }
   if (found.size() != 1) {
     if (found.empty() && undetermined)
-      throw not_built("and they are not determined (the joints' motions are dependent)");
+      throw not_built(
+          "and they are not determined (the joints' motions are dependent, or Coulomb's law "
+          "admits a continuum of motions)");
     throw SimulationError(
         t, fmt::format("{}: in the impact of contact(s) {}, Coulomb friction at the impulse level "
                        "with the contacts' Newton law has {} consistent solutions (Painleve's "
@@ -277,6 +447,23 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     if (o.F[uj] != 0.0)
       out.friction.emplace_back(
           element_of(s, *joint.fj).name() + (joint.hold_slot >= 0 ? ".stick" : ".slip"), o.F[uj]);
+  }
+  out.ball_axes.clear();
+  for (std::size_t b = 0; b < balls.size(); ++b) {
+    const Ball& ball = balls[b];
+    const BallImpulse& bi = o.balls[b];
+    const bool was_stuck = ball.hold_slots[0] >= 0;
+    if (bi.stuck && o.ball_indeterminate[b] != 0)
+      out.non_unique.push_back(element_of(s, *ball.fj).site());
+    // a stuck ball set slipping lets its hold go; slipping, it follows w+
+    // (one stopped is decided after the impact, ElementSwitching::wake)
+    if (!bi.stuck) {
+      if (was_stuck) out.let_go.emplace_back(ball.fj->stick_slip, kSlipPositive);
+      out.ball_axes.emplace_back(ball.fj, bi.w.normalized());
+    }
+    if (bi.M.norm() > 0.0)
+      out.friction.emplace_back(element_of(s, *ball.fj).name() + (was_stuck ? ".stick" : ".slip"),
+                                bi.M.norm());
   }
   return true;
 }

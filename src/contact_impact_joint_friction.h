@@ -39,6 +39,9 @@ struct ContactImpactWithJointFriction {
   std::vector<std::pair<std::string, double>> friction;
   // joints whose friction impulses are one choice among many (one motion held twice)
   std::vector<std::string> non_unique;
+  // balls slipping after the impact and their slip axes (world): set once
+  // the velocities are
+  std::vector<std::pair<const System::Impl::FrictionJoint*, Vec3>> ball_axes;
 };
 
 /// False when every stuck joint's hold impulse is within mu_s |P_N| and no
@@ -46,7 +49,9 @@ struct ContactImpactWithJointFriction {
 /// Coulomb's law. Otherwise true, with the impact decided again into `out`;
 /// throws SimulationError when that is not unique or not built (rough
 /// sides, more than 6 joints or 10 free sides, several joints' reactions
-/// off their lines). `sides` names the impact's sides for messages.
+/// off their lines, a ball whose impulses reach another joint's). Balls
+/// take part when one asks, each decided alone (ball_friction_impulses).
+/// `sides` names the impact's sides for messages.
 bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactImpactProblem& p,
                                       bool rough, const std::string& sides,
                                       ContactImpactWithJointFriction& out);

@@ -505,10 +505,10 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
                                        "Painleve's paradox: lower mu"));
   // Coulomb friction at the impulse level on the frictional joints: where a
   // joint asks for a friction impulse, the impact decided again with it
+  internal::ContactImpactWithJointFriction with_joints;
   {
     const internal::ContactImpactProblem problem{d.Minv, d.DE, d.equality_rows, rE,   d.G,
                                                  c,      u1,   sol.l_E,         sol.z};
-    internal::ContactImpactWithJointFriction with_joints;
     if (internal::joint_friction_in_contact_impact(s, t, problem, !rough.empty(),
                                                    side_list(*this, sides), with_joints)) {
       sol.x = std::move(with_joints.x);
@@ -521,6 +521,8 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   }
   for (int b = 0; b < s.n; ++b) s.layout.body_velocity(y, b) = sol.x.segment<6>(6 * b);
   s.compute_kinematics(t, y);
+  // a ball that slips after the impact slips along its rate after it
+  for (const auto& [fj, axis] : with_joints.ball_axes) s.set_ball_slip_axis(*fj, axis);
   // a stuck tangent that the impulses set slipping lets go (the decision
   // after the impact, ElementSwitching::wake, gives it its direction); one
   // left at rest, within the solve's round-off of the impact's speeds,

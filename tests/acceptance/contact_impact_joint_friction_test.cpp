@@ -157,5 +157,76 @@ TEST(ContactImpactJointFriction, ABallStrikingAGentlerTiltIsHeldByStaticFriction
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
+// --- a ball joint ------------------------------------------------------------
+
+// A plate of I_z = 0.06 kg m^2 (its centre at the socket) held by a
+// frictional ball joint of radius r = 0.2 m (mu_s = 0.4), a 0.5 kg ball
+// dropped at 3 m/s onto its top at x = d. The plate's weight presses the
+// socket without a moment. At the landing the socket takes the normal
+// impulse P whole (P_socket = P, the plate's centre fixed) and the hold the
+// moment d P about z: held while d <= mu_s r. Beyond, it slips with
+// M = mu_s r P against the turn, I_z w+ = -(d - mu_s r) P, and the plastic
+// contact at x = d gives -w_c + P/m_b = w+ d:
+//   P = w_c / (1/m_b + d (d - mu_s r) / I_z).
+constexpr const char* kBallOnPlate = R"(ictus: 1
+name: a ball dropped on a plate held by a frictional ball joint
+parameters: {d: 0.3, w: 3}
+gravity: [0, -9.81, 0]
+bodies:
+  plate: {mass: 2, inertia: [0.05, 0.1, 0.06], position: [0, 0, 0]}
+  ball: {mass: 0.5, inertia: [0.0005, 0.0005, 0.0005], position: [d, 0.2, 0]}
+joints:
+  socket:
+    type: spherical
+    between: [ground, plate]
+    at: [0, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+shapes:
+  top: {body: plate, type: plane, at: [0, 0.1, 0], normal: [0, 1, 0]}
+  ball_shape: {body: ball, type: sphere, radius: 0.05}
+contacts:
+  landing: {type: shapes, between: [ball, plate]}
+initial_velocities: {ball.vy: -w}
+simulate: {until: 0.05, output_step: 0.001, max_step: 0.001, rtol: 1e-10, atol: 1e-12}
+)";
+
+test::RecordedRun drop_on_plate(double d) {
+  return test::run_and_record(
+      parse_model(kBallOnPlate, "ball on plate", {{"d", fmt::format("{}", d)}}),
+      {"plate.wx", "plate.wy", "plate.wz", "ball.vy", "socket.friction_mode", "energy.balance"});
+}
+
+bool socket_switched_at(const test::RecordedRun& r, const std::string& kind, double t) {
+  return std::any_of(r.events.begin(), r.events.end(), [&](const EventRecord& e) {
+    return e.name == "socket.friction" && e.kind == kind && std::abs(e.t - t) < 1e-9;
+  });
+}
+
+TEST(ContactImpactJointFriction, ABallLandingOffCentreTurnsAStuckBallJointAgainstMuStatic) {
+  const double d = 0.3, w = 3.0, Iz = 0.06, mu_r = kMuStatic * 0.2;
+  const test::RecordedRun r = drop_on_plate(d);
+  const double t_c = landing_time(w, 0.0), w_c = w + kG * t_c;
+  const double P = w_c / (1.0 / kBall + d * (d - mu_r) / Iz);
+  const double turn = -(d - mu_r) * P / Iz;
+  const std::size_t k = after_impact(r, t_c);
+  ASSERT_NEAR(r.t[k], t_c, 1e-9);
+  EXPECT_NEAR(r["plate.wz"][k], turn, 1e-9);
+  EXPECT_NEAR(r["ball.vy"][k], turn * d, 1e-9);
+  EXPECT_NEAR(r["plate.wx"][k], 0.0, 1e-12);
+  EXPECT_NEAR(r["plate.wy"][k], 0.0, 1e-12);
+  EXPECT_TRUE(socket_switched_at(r, "slip", t_c));
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+TEST(ContactImpactJointFriction, ABallLandingNearTheSocketIsHeldByItsStaticFriction) {
+  const test::RecordedRun r = drop_on_plate(0.05);  // d P <= mu_s r P
+  const double t_c = landing_time(3.0, 0.0);
+  const std::size_t k = after_impact(r, t_c);
+  EXPECT_EQ(r.max_abs("plate.wz"), 0.0);
+  EXPECT_NEAR(r["ball.vy"][k], 0.0, 1e-12);
+  EXPECT_FALSE(socket_switched_at(r, "slip", t_c));
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
 }  // namespace
 }  // namespace ictus
