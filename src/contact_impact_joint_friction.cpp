@@ -59,11 +59,14 @@ struct Outcome {
   std::vector<char> ball_indeterminate;
 };
 
-}  // namespace
+// A ball whose friction impulse this impact does not decide (why): the
+// impact is decided again without the balls, as before they took part
+struct BallNotDecided {
+  std::string ball, why;
+};
 
-bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactImpactProblem& p,
-                                      bool rough, const std::string& sides,
-                                      ContactImpactWithJointFriction& out) {
+bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough,
+            const std::string& sides, bool with_balls, ContactImpactWithJointFriction& out) {
   const auto nE = static_cast<int>(p.equality_rows.size());
   const auto nf = static_cast<int>(p.G.rows());
   const int nv = 6 * s.n;
@@ -114,7 +117,8 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
   std::string dependent_ball;
   bool ball_asks = false;
   for (System::Impl::FrictionJoint& fj : s.friction_joints) {
-    if (!fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
+    if (!with_balls || !fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0)
+      continue;
     const ReactionFriction& e = element_of(s, fj);
     Ball b;
     b.fj = &fj;
@@ -150,6 +154,14 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     balls.clear();
     dependent_ball.clear();
   }
+  if (ball_asks) {
+    const std::string& ball = site_label(s, *balls.front().fj);
+    if (rough) throw BallNotDecided{ball, "the contacts have friction"};
+    if (nf > kMaxFreeSides)
+      throw BallNotDecided{ball, fmt::format("more than {} contact sides", kMaxFreeSides)};
+    if (!dependent_ball.empty())
+      throw BallNotDecided{dependent_ball, "its hold rows are partly dependent"};
+  }
   if (needing.empty()) return false;
   auto not_built = [&](const std::string& why) {
     return SimulationError(
@@ -161,7 +173,6 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     throw not_built(
         "and its contacts have friction: ictus decides joint friction in a contact impact with "
         "frictionless contacts only");
-  if (!dependent_ball.empty()) dependent = dependent_ball;
   if (!dependent.empty())
     throw not_built(
         fmt::format("and the stuck {}'s hold is dependent on the others (one motion "
@@ -225,6 +236,7 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
   // others P_k = 0, G_k u+ >= c_k) is an impact with equality rows only
   std::vector<Outcome> found;
   bool undetermined = false;
+  bool motions = false;  // a continuum of motions consistent with every law
   const double speed = std::max(p.u1.lpNorm<Eigen::Infinity>(), 1e-300);
   for (unsigned mask = 0; mask < (1U << nf); ++mask) {
     std::vector<int> active;
@@ -262,6 +274,7 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
     }
     // the joints' friction impulses (none: one empty solution)
     std::vector<FrictionImpulses::Solution> joint_solutions;
+    bool continuum = false;
     if (k == 0) {
       joint_solutions.push_back({VecX(0), {}, false});
     } else {
@@ -284,8 +297,12 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
         case FrictionImpulses::Outcome::kNone:
           continue;
         case FrictionImpulses::Outcome::kDependent:
+          // a continuum of motions (a point inside it in solutions()) is
+          // put to Newton's law below; without one, not determined
           undetermined = true;
-          continue;
+          if (problem.solutions().empty()) continue;
+          continuum = true;
+          break;
         case FrictionImpulses::Outcome::kOffLine:
           throw not_built(fmt::format(
               "and {}'s transverse reaction impulse does not stay on one line (a spatial load): "
@@ -310,10 +327,13 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
       Mat3 C = ball.rate * bdu[b], R;
       for (int q = 0; q < 3; ++q)
         R.col(q) = s.friction_normal(*ball.fj, on_rows(bdl[b].col(q).head(ne), kept_rows));
-      const double coupling = 1e-12 * std::max(C.cwiseAbs().maxCoeff(), 1e-300);
       const double reaction = 1e-12 * std::max(R.cwiseAbs().maxCoeff(), 1.0);
+      // (the rates' round-off is to the larger of the two's own responses)
       auto reaches = [&](const System::Impl::FrictionJoint& other, const MatX& other_rate,
                          const MatX& other_du, const MatX& other_dl) {
+        const double coupling =
+            1e-12 * std::max({C.cwiseAbs().maxCoeff(),
+                              (other_rate * other_du).cwiseAbs().maxCoeff(), 1e-300});
         if ((other_rate * bdu[b]).cwiseAbs().maxCoeff() > coupling ||
             (ball.rate * other_du).cwiseAbs().maxCoeff() > coupling)
           return true;
@@ -331,21 +351,17 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
         const Joint& joint = joints[static_cast<std::size_t>(j)];
         if (reaches(*joint.fj, joint.rate.transpose(), du[static_cast<std::size_t>(j)],
                     dl[static_cast<std::size_t>(j)]))
-          throw not_built(
-              fmt::format("and the impulses of {} and {} reach each other: ictus "
-                          "decides a ball's friction impulse alone only",
-                          site_label(s, *ball.fj), site_label(s, *joint.fj)));
+          throw BallNotDecided{site_label(s, *ball.fj),
+                               fmt::format("its impulses reach {}'s", site_label(s, *joint.fj))};
       }
       for (std::size_t o = 0; o < b; ++o)
         if (reaches(*balls[o].fj, balls[o].rate, bdu[o], bdl[o]))
-          throw not_built(
-              fmt::format("and the impulses of the balls {} and {} reach each "
-                          "other: ictus decides a ball's friction impulse alone only",
-                          site_label(s, *ball.fj), site_label(s, *balls[o].fj)));
+          throw BallNotDecided{site_label(s, *ball.fj),
+                               fmt::format("its impulses reach {}'s", site_label(s, *balls[o].fj))};
       bool indeterminate = false;
       ball_solutions[b] = ball_friction_impulses(
           ball.rate * x0, C, s.friction_normal(*ball.fj, on_rows(l0.head(ne), kept_rows)), R,
-          ball.mu, &indeterminate);
+          ball.mu, &indeterminate, (ball.rate * p.Minv * ball.load).cwiseAbs().maxCoeff());
       ball_indeterminate[b] = indeterminate ? 1 : 0;
       none = ball_solutions[b].empty();
     }
@@ -394,6 +410,11 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
         for (int a = 0; a < nf && consistent; ++a)
           if ((mask >> a & 1U) == 0) consistent = p.G.row(a).dot(o.x) >= p.c(a) - rate_tolerance;
         if (!consistent) continue;
+        // a continuum of the joints' motions that Newton's law admits
+        if (continuum) {
+          motions = true;
+          continue;
+        }
         // the velocities decide (a dependent side's impulse is not unique)
         const bool seen = std::any_of(found.begin(), found.end(), [&](const Outcome& f) {
           return (f.x - o.x).lpNorm<Eigen::Infinity>() <=
@@ -416,6 +437,10 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
       }
     }
   }
+  if (motions)
+    throw not_built(
+        "and Coulomb's law at the joints admits a continuum of motions consistent with the "
+        "contacts' Newton law: the rigid model does not determine the motion");
   if (found.size() != 1) {
     if (found.empty() && undetermined)
       throw not_built(
@@ -466,6 +491,25 @@ bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactIm
                                 bi.M.norm());
   }
   return true;
+}
+
+}  // namespace
+
+bool joint_friction_in_contact_impact(System::Impl& s, double t, const ContactImpactProblem& p,
+                                      bool rough, const std::string& sides,
+                                      ContactImpactWithJointFriction& out) {
+  try {
+    return decide(s, t, p, rough, sides, true, out);
+  } catch (const BallNotDecided& not_decided) {
+    // as before balls took part: a stuck ball's hold takes its share whole,
+    // a slipping one none
+    s.warn(
+        fmt::format("{}: its friction impulse in a contact impact is not decided ({}; ictus "
+                    "decides a ball alone, with frictionless contacts): its stuck hold took "
+                    "the impulse whole, or, slipping, it took none",
+                    not_decided.ball, not_decided.why));
+    return decide(s, t, p, rough, sides, false, out);
+  }
 }
 
 }  // namespace ictus::internal

@@ -181,7 +181,8 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   bool singular = false;
   // a combination whose consistent impulses form a line along which the
   // joints' rates change: a continuum of motions, the motion not determined
-  bool motions = false;
+  // (a point of each kept)
+  std::vector<Solution> continuum;
   Eigen::MatrixXd A(kk, kk);
   Eigen::VectorXd b(kk);
   std::vector<int> mode(static_cast<std::size_t>(k), 0);  // 0 stuck, 1 +, 2 -
@@ -210,23 +211,27 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   // A singular system with one degree of freedom left (stuck joints of one
   // motion): F = F_p + t n, every test linear in t on each side of y; a
   // consistent t, if any, is at a zero of one of them or between two.
-  // Where n changes the joints' rates and some t is consistent, the motion
-  // is not determined: *moves set, false returned.
-  auto search_line = [&](const Eigen::FullPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& F,
-                         bool* moves) {
-    if (lu.rank() != k - 1) return false;
+  // Where n changes the joints' rates, a consistent t between zeros (or
+  // beyond them) has consistent neighbours: a continuum of motions; one
+  // only at a zero is a point, one motion.
+  enum class Line { kNone, kPoint, kOneMotion, kMotions };
+  auto search_line = [&](const Eigen::FullPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& F) -> Line {
+    if (lu.rank() != k - 1) return Line::kNone;
     const Eigen::VectorXd Fp = lu.solve(b);
     if ((A * Fp - b).lpNorm<Eigen::Infinity>() >
         1e-10 * std::max(b.lpNorm<Eigen::Infinity>(),
                          A.cwiseAbs().rowwise().sum().maxCoeff() * Fp.lpNorm<Eigen::Infinity>()))
-      return false;  // the targets contradict each other
+      return Line::kNone;  // the targets contradict each other
     const Eigen::VectorXd n = lu.kernel().col(0);
     // the free direction must leave the joints' rates, hence every body's
     // velocity, as they are (stuck joints of one motion); where it changes
     // them (a slipping joint's normal moved by a locked one), the motion is
-    // not determined
-    const bool changes_rates = (C_ * n).lpNorm<Eigen::Infinity>() >
-                               1e-8 * C_.cwiseAbs().maxCoeff() * n.lpNorm<Eigen::Infinity>();
+    // not determined (each joint's rate to its own row's scale)
+    const Eigen::VectorXd dv = C_ * n;
+    bool changes_rates = false;
+    for (int i = 0; i < k; ++i)
+      changes_rates =
+          changes_rates || std::abs(dv(i)) > 1e-8 * C_.row(i).cwiseAbs().dot(n.cwiseAbs());
     std::vector<double> zeros;
     auto zero_of = [&zeros](double at0, double slope) {
       if (slope != 0.0) zeros.push_back(-at0 / slope);
@@ -242,23 +247,24 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
       zero_of(yp(i), yn(i));
     }
     std::sort(zeros.begin(), zeros.end());
-    std::vector<double> trials{0.0};
-    for (std::size_t z = 0; z < zeros.size(); ++z) {
-      trials.push_back(zeros[z]);
-      if (z + 1 < zeros.size()) trials.push_back(0.5 * (zeros[z] + zeros[z + 1]));
-    }
+    // (t, whether it is a zero): the particular solution, then the interior
+    // points, then the zeros
+    std::vector<std::pair<double, bool>> trials{
+        {0.0, std::find(zeros.begin(), zeros.end(), 0.0) != zeros.end()}};
+    for (std::size_t z = 0; z + 1 < zeros.size(); ++z)
+      if (zeros[z + 1] > zeros[z]) trials.emplace_back(0.5 * (zeros[z] + zeros[z + 1]), false);
     if (!zeros.empty()) {
-      trials.push_back(zeros.front() - 1.0 - std::abs(zeros.front()));
-      trials.push_back(zeros.back() + 1.0 + std::abs(zeros.back()));
+      trials.emplace_back(zeros.front() - 1.0 - std::abs(zeros.front()), false);
+      trials.emplace_back(zeros.back() + 1.0 + std::abs(zeros.back()), false);
     }
-    for (const double t : trials) {
+    for (const double z : zeros) trials.emplace_back(z, true);
+    for (const auto& [t, at_zero] : trials) {
       F = Fp + t * n;
       if (!consistent(F)) continue;
-      if (!changes_rates) return true;
-      *moves = true;
-      return false;
+      if (!changes_rates) return Line::kOneMotion;
+      return at_zero ? Line::kPoint : Line::kMotions;
     }
-    return false;
+    return Line::kNone;
   };
   for (;;) {
     std::vector<int> slipping;
@@ -300,12 +306,21 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
       if (lu.isInvertible()) {
         F = lu.solve(b);
         if (!consistent(F)) continue;
-      } else if (bool moves = false; search_line(lu, F, &moves)) {
-        on_line = true;
       } else {
-        singular = singular || lu.rank() < k - 1;
-        motions = motions || moves;
-        continue;
+        const Line line = search_line(lu, F);
+        if (line == Line::kMotions) {
+          // kept for a caller that puts it to further laws (a contact impact)
+          std::vector<int> decided(static_cast<std::size_t>(k));
+          for (std::size_t i = 0; i < decided.size(); ++i)
+            decided[i] = mode[i] == 0 ? 0 : mode[i] == 1 ? 1 : -1;
+          continuum.push_back({F, decided, false});
+          continue;
+        }
+        if (line == Line::kNone) {
+          singular = singular || lu.rank() < k - 1;
+          continue;
+        }
+        on_line = line == Line::kOneMotion;
       }
       // the velocities decide: equal joint rates, C dF = 0, leave every
       // body's velocity equal (C is the friction directions' Delassus matrix)
@@ -328,15 +343,19 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     if (i == k) break;
     ++mode[static_cast<std::size_t>(i)];
   }
-  if (motions || (found.empty() && singular)) return Outcome::kDependent;
-  if (found.empty()) return Outcome::kNone;
+  if (!continuum.empty()) {
+    solutions_ = std::move(continuum);
+    return Outcome::kDependent;
+  }
+  if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
   solutions_ = std::move(found);
   return outcome();
 }
 
 std::vector<BallImpulse> ball_friction_impulses(const Eigen::Vector3d& w0, const Eigen::Matrix3d& C,
                                                 const Eigen::Vector3d& P0, const Eigen::Matrix3d& R,
-                                                double mu, bool* indeterminate) {
+                                                double mu, bool* indeterminate,
+                                                double free_response) {
   *indeterminate = false;
   std::vector<BallImpulse> found;
   // C = V diag(lambda) V^T; M stays in C's range (w0 is there: it is a rate
@@ -344,8 +363,8 @@ std::vector<BallImpulse> ball_friction_impulses(const Eigen::Vector3d& w0, const
   const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(0.5 * (C + C.transpose()));
   const Eigen::Vector3d lambda = eigen.eigenvalues();
   const Eigen::Matrix3d& V = eigen.eigenvectors();
-  const double largest = lambda.cwiseAbs().maxCoeff();
-  if (!(largest > 0.0) || !std::isfinite(largest)) return found;  // no response: not solved
+  const double largest = std::max(lambda.cwiseAbs().maxCoeff(), free_response);
+  if (!std::isfinite(largest)) return found;  // not solved
   const Eigen::Vector3d a = V.transpose() * w0;
   Eigen::Vector3d in_range = Eigen::Vector3d::Zero();
   double range_sum = 0.0;
@@ -355,6 +374,11 @@ std::vector<BallImpulse> ball_friction_impulses(const Eigen::Vector3d& w0, const
       range_sum += lambda(k);
     }
   *indeterminate = in_range.sum() < 3.0;
+  if (range_sum == 0.0) {
+    // locked whole by the mechanism: held, whatever moment within the cone
+    found.push_back({Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(), true});
+    return found;
+  }
   auto moment = [&](double kappa) {  // M(kappa); kappa infinite: the holding impulse
     Eigen::Vector3d m = Eigen::Vector3d::Zero();
     for (int k = 0; k < 3; ++k)

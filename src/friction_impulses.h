@@ -49,7 +49,8 @@ class FrictionImpulses {
     kOffLine,    // several joints, one's P not on a line (a spatial load: not solved)
     kDependent,  // not determined: none found where some combination's system has two or
                  // more free directions, or one combination's consistent impulses form a
-                 // line along which the joints' rates change (a continuum of motions)
+                 // line along which the joints' rates change (a continuum of motions:
+                 // solutions() holds a point inside each such line)
   };
   Outcome solve();
 
@@ -101,7 +102,9 @@ class FrictionImpulses {
 /// Where C is singular (the ball's rotations partly locked by the
 /// mechanism) a slip stays exact (M is along w+, in C's range) and the
 /// stuck case is tested at the least holding impulse: `*indeterminate`
-/// is then set, as other holding impulses exist.
+/// is then set, as other holding impulses exist. C's rank is judged against
+/// `free_response`, the size of the ball's response without the mechanism
+/// (0: C's own largest eigenvalue); a ball locked whole is held with M = 0.
 struct BallImpulse {
   Eigen::Vector3d M = Eigen::Vector3d::Zero();  // friction moment impulse
   Eigen::Vector3d w = Eigen::Vector3d::Zero();  // relative angular velocity after it
@@ -109,6 +112,7 @@ struct BallImpulse {
 };
 std::vector<BallImpulse> ball_friction_impulses(const Eigen::Vector3d& w0, const Eigen::Matrix3d& C,
                                                 const Eigen::Vector3d& P0, const Eigen::Matrix3d& R,
-                                                double mu, bool* indeterminate);
+                                                double mu, bool* indeterminate,
+                                                double free_response = 0.0);
 
 }  // namespace ictus::internal

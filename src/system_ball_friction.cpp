@@ -194,9 +194,17 @@ void System::Impl::solve_ball_impulses(double time, std::vector<BallInImpact>& b
       R.col(k) = friction_normal(fj, fj.axis_mult[static_cast<std::size_t>(k)]);
     }
     // decided alone: nothing else's friction reaches it, nor it anything's
-    const double coupling = 1e-12 * std::max(C.cwiseAbs().maxCoeff(), 1e-300);
+    // (the rates' round-off is to the larger of the two's own responses)
     const double reaction = 1e-12 * std::max(R.cwiseAbs().maxCoeff(), 1.0);
     auto reaches = [&](const FrictionJoint& other, bool other_is_ball) {
+      double own = 0.0;
+      for (int k = 0; k < 3 && other_is_ball; ++k)
+        own = std::max(
+            own, relative_angular_acceleration(other, other.axis_acc[static_cast<std::size_t>(k)])
+                     .cwiseAbs()
+                     .maxCoeff());
+      if (!other_is_ball) own = std::abs(joint_rate(other, other.unit_acc));
+      const double coupling = 1e-12 * std::max({C.cwiseAbs().maxCoeff(), own, 1e-300});
       for (int k = 0; k < 3; ++k) {
         const auto ki = static_cast<std::size_t>(k);
         const double to_other = other_is_ball
@@ -212,18 +220,12 @@ void System::Impl::solve_ball_impulses(double time, std::vector<BallInImpact>& b
     };
     for (const FrictionJoint* other : joints)
       if (reaches(*other, false))
-        throw SimulationError(
-            time, fmt::format("{}, {}: the impact takes friction impulses at a ball and at a "
-                              "frictional joint whose impulses reach each other; ictus decides "
-                              "a ball's friction impulse alone only",
-                              label(fj), label(*other)));
+        throw BallImpulseNotDecided{label(fj),
+                                    fmt::format("its impulses reach {}'s", label(*other))};
     for (const BallInImpact& other : balls)
       if (other.fj != ball.fj && reaches(*other.fj, true))
-        throw SimulationError(
-            time, fmt::format("{}, {}: the impact takes friction impulses at two balls whose "
-                              "impulses reach each other; ictus decides a ball's friction "
-                              "impulse alone only",
-                              label(fj), label(*other.fj)));
+        throw BallImpulseNotDecided{label(fj),
+                                    fmt::format("its impulses reach {}'s", label(*other.fj))};
     // one that asks for nothing keeps the impulse as first solved (exact: it is alone)
     if (!ball.asks) continue;
     bool indeterminate = false;

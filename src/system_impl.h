@@ -408,9 +408,10 @@ struct System::Impl {
   /// a slipping joint's friction impulse mu |P_N| against its rate after the
   /// impact; the joints decided together (system_joint_friction.cpp).
   /// Returns the hold rows of the stuck joints set slipping, now excluded.
+  /// Balls take part when one asks and `with_balls` (system_ball_friction.cpp).
   std::vector<int> impact_joint_friction(double time, VecX& state, const VecX& u_before,
                                          std::vector<char>& excluded, VecX& p,
-                                         ImpulseResult& result);
+                                         ImpulseResult& result, bool with_balls = true);
   /// A ball (spherical joint's friction) taking part in an impact's friction
   /// impulses (system_ball_friction.cpp): stuck with its hold rows on
   /// through the impact, or slipping.
@@ -423,6 +424,12 @@ struct System::Impl {
     Vec3 rate = Vec3::Zero();    // its relative angular velocity after the impact
     bool stuck = true;           // rate = 0 after the impact
   };
+  /// A ball whose friction impulse an impact does not decide (its impulses
+  /// reach another frictional joint's): the impact is decided without the
+  /// balls, as before they took part, with a warning.
+  struct BallImpulseNotDecided {
+    std::string ball, why;
+  };
   /// The balls taking part in an impact's friction impulses, as first solved
   /// (impulses p): none unless one asks for a friction impulse, named then in
   /// `needing`.
@@ -432,7 +439,7 @@ struct System::Impl {
   /// balls' holds and the joints' friction (`joints` the frictional joints
   /// taking part, their unit responses computed); adds it to p and the
   /// state's velocities. A ball whose impulses reach another frictional
-  /// joint's is not solved (a SimulationError).
+  /// joint's is not solved (BallImpulseNotDecided).
   void solve_ball_impulses(double time, std::vector<BallInImpact>& balls,
                            const std::vector<FrictionJoint*>& joints,
                            const std::vector<char>& excluded, VecX& state, VecX& p,

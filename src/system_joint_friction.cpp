@@ -464,7 +464,7 @@ bool System::Impl::holds_through_impact(const FrictionJoint& fj,
 // stuck joint whose hold row is dependent takes part with no impulse so far.
 std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, const VecX& u_before,
                                                      std::vector<char>& excluded, VecX& p,
-                                                     ImpulseResult& result) {
+                                                     ImpulseResult& result, bool with_balls) {
   std::vector<int> released;
   if (rows.empty()) return released;
   const double scale = p.lpNorm<Eigen::Infinity>();
@@ -501,8 +501,14 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     if (needs.back() != 0) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
   }
   // the balls (system_ball_friction.cpp), when one asks
-  std::vector<BallInImpact> balls = balls_in_impact(excluded, p, needing);
+  std::vector<BallInImpact> balls =
+      with_balls ? balls_in_impact(excluded, p, needing) : std::vector<BallInImpact>{};
   if (needing.empty()) return released;
+  // (the impact as first solved, to decide it again without the balls)
+  const std::vector<char> first_excluded = balls.empty() ? std::vector<char>{} : excluded;
+  const VecX first_p = balls.empty() ? VecX() : p;
+  const VecX first_u = balls.empty() ? VecX() : VecX(layout.velocities(state));
+  const ImpulseResult first_result = balls.empty() ? ImpulseResult{} : result;
   const auto count = static_cast<int>(joints.size());
 
   // the impact without the stuck joints' hold rows
@@ -553,7 +559,24 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     respond_to_unit_loads(excluded, fj->unit_acc, fj->unit_mult);
     fj->unit_valid = false;  // not the dynamics' response
   }
-  solve_ball_impulses(time, balls, joints, excluded, state, p, result);
+  if (!balls.empty()) {
+    try {
+      solve_ball_impulses(time, balls, joints, excluded, state, p, result);
+    } catch (const BallImpulseNotDecided& not_decided) {
+      // decided again from the impact as first solved, without the balls
+      warn(
+          fmt::format("{}: its friction impulse in an impact is not decided ({}; ictus decides "
+                      "a ball alone): its stuck hold took the impulse whole, or, slipping, it "
+                      "took none",
+                      not_decided.ball, not_decided.why));
+      excluded = first_excluded;
+      p = first_p;
+      result = first_result;
+      layout.velocities(state) = first_u;
+      compute_kinematics(time, state);
+      return impact_joint_friction(time, state, u_before, excluded, p, result, false);
+    }
+  }
   // v+ = v0 + C F and P_N,i = P0_i + sum_j R_ij F_j of every joint taking part
   VecX v0(count);
   MatX C(count, count);

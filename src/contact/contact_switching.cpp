@@ -229,7 +229,9 @@ int ContactSwitching::impact(double t, VecX& y, const std::vector<int>& closing)
   if (!r.non_unique.empty()) {
     std::string joints;
     for (const std::string& j : r.non_unique) joints += (joints.empty() ? "" : ", ") + j;
-    joint_friction += "; the motion is unique, the friction impulses of " + joints + " are not";
+    joint_friction += (joint_friction.empty() ? "" : "; ") +
+                      std::string("the motion is unique, the friction impulses of ") + joints +
+                      " are not";
   }
   int changes = 0;
   for (std::size_t i = 0; i < sides.size(); ++i) {

@@ -155,5 +155,47 @@ TEST(BallFrictionImpulse, AKickThatTurnsASlippingBallRoundSlipsTheOtherWay) {
   EXPECT_EQ(count_events(r, "stick"), 0);
 }
 
+// Two balls in series, shoulder and elbow, kicked at the lower bar: each
+// ball's friction impulse reaches the other's, which ictus does not decide
+// (a ball is decided alone). The impact is decided as before balls took
+// part, both stuck holds taking the kick whole, with a warning; the run
+// goes on.
+TEST(BallFrictionImpulse, TwoBallsWhoseImpulsesReachEachOtherAreHeldWithAWarning) {
+  const test::RecordedRun r = test::run_and_record(parse_model(R"(ictus: 1
+name: two bars on frictional balls in series, kicked
+gravity: [0, 0, 0]
+bodies:
+  upper: {mass: 2, inertia: [0.1, 0.3, 0.3], position: [0.3, 0, 0]}
+  lower: {mass: 1, inertia: [0.05, 0.1, 0.1], position: [0.9, 0, 0]}
+joints:
+  shoulder:
+    type: spherical
+    between: [ground, upper]
+    at: [0, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+  elbow:
+    type: spherical
+    between: [upper, lower]
+    at: [0.6, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+events:
+  kick:
+    when: t >= 0.1
+    do: {impulse: {on: lower, linear: [0, 3, 0]}}
+    once: true
+simulate: {until: 0.3, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)",
+                                                               "two balls", {}),
+                                                   {"upper.wz", "lower.wz"});
+  EXPECT_LT(r.max_abs("upper.wz"), 1e-12);  // (the solve's round-off)
+  EXPECT_LT(r.max_abs("lower.wz"), 1e-12);
+  EXPECT_TRUE(std::any_of(r.events.begin(), r.events.end(), [](const EventRecord& e) {
+    return e.kind == "warning" &&
+           e.detail.find("its friction impulse in an impact is not decided (its impulses reach") !=
+               std::string::npos;
+  }));
+  EXPECT_NEAR(r.t.back(), 0.3, 1e-12);
+}
+
 }  // namespace
 }  // namespace ictus
