@@ -401,7 +401,7 @@ std::vector<BallImpulse> ball_friction_impulses(const Eigen::Vector3d& w0, const
   if (phi(held) <= kTolerance * scale) add(held, true);
   if (rate_scale == 0.0) return found;  // at rest, nothing to hold: M = 0
   // a ball without a reaction impulse slips free (M = 0, within the cone's tip)
-  if (P0.norm() <= kTolerance * scale) add(Eigen::Vector3d::Zero(), false);
+  if (mu * P0.norm() <= kTolerance * scale) add(Eigen::Vector3d::Zero(), false);
   // slipping: the roots of phi in u = ln(kappa mean(lambda)); from 1e-20 to
   // 1e20 a factor 10 between samples
   const double kappa_scale = in_range.sum() / range_sum;

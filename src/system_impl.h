@@ -437,13 +437,18 @@ struct System::Impl {
                                             std::string& needing) const;
   /// Each ball's friction moment impulse, from the impact solved without the
   /// balls' holds and the joints' friction (`joints` the frictional joints
-  /// taking part, their unit responses computed); adds it to p and the
-  /// state's velocities. A ball whose impulses reach another frictional
-  /// joint's is not solved (BallImpulseNotDecided).
+  /// taking part, their unit responses computed, `changes` those whose
+  /// impulses the impact decides again); adds it to p and the state's
+  /// velocities. A ball whose impulses reach another frictional joint's or
+  /// ball's, where either changes, is not solved (BallImpulseNotDecided).
   void solve_ball_impulses(double time, std::vector<BallInImpact>& balls,
                            const std::vector<FrictionJoint*>& joints,
-                           const std::vector<char>& excluded, VecX& state, VecX& p,
-                           ImpulseResult& result);
+                           const std::vector<char>& changes, const std::vector<char>& excluded,
+                           VecX& state, VecX& p, ImpulseResult& result);
+  /// Warns of each stuck ball, its hold on through the impact, whose moment
+  /// impulse (as finally solved) lies beyond mu_s r |P|: balls left out of
+  /// an impact whose other joints' friction impulses reached them.
+  void warn_balls_beyond_hold(const std::vector<char>& excluded, const VecX& p);
   /// After solve_ball_impulses, with the kinematics of the final velocities:
   /// a stuck ball's moment impulse in its hold rows' slots; one set slipping
   /// lets them go (appended to `released`) and slips along its rate, as does

@@ -317,8 +317,8 @@ void System::Impl::solve_joint_friction() {
   for (FrictionJoint& fj : friction_joints)
     if (fj.unit_valid) slip_set[static_cast<std::size_t>(count++)] = &fj;
   auto slip = [&](int i) -> FrictionJoint& { return *slip_set[static_cast<std::size_t>(i)]; };
-  if (count == 1) {
-    FrictionJoint& fj = slip(0);
+  // one element alone: the quadratic of its normal force (equation (1))
+  auto slip_alone = [&](const FrictionJoint& fj) {
     const ReactionFriction& e = element_of(*this, fj);
     const double mu = e.kinetic_lever();
     double normal = 0.0;
@@ -327,17 +327,50 @@ void System::Impl::solve_joint_friction() {
             ? contact_slip_normal(fj.transverse.x(), fj.unit_transverse.x(), mu, e.mode(), &normal)
             : slip_normal(fj.transverse, fj.unit_transverse, mu, e.mode(), &normal);
     if (roots != 1) painleve(t, site_label(*this, fj), roots, mu * fj.unit_transverse.norm());
-    slip_force[0] = -e.mode() * mu * normal;
-  } else if (count > 1) {
+    return -e.mode() * mu * normal;
+  };
+  // a slipping ball whose normal force no other's friction changes, and
+  // whose friction changes no other's, is solved alone (its reaction is
+  // spatial, not on a line): moved to the end of the set
+  int together = count;
+  if (count > 1) {
+    auto alone = [&](const FrictionJoint& fi) {
+      if (!fi.ball) return false;
+      for (int j = 0; j < count; ++j) {
+        const FrictionJoint& fj = slip(j);
+        if (&fj == &fi) continue;
+        const double tiny =
+            1e-12 * std::max({fi.unit_transverse.norm(), fj.unit_transverse.norm(), 1.0});
+        if (friction_normal(fi, fj.unit_mult).norm() > tiny ||
+            friction_normal(fj, fi.unit_mult).norm() > tiny)
+          return false;
+      }
+      return true;
+    };
+    for (int i = 0; i < together;) {
+      if (alone(slip(i))) {
+        --together;
+        std::swap(slip_set[static_cast<std::size_t>(i)],
+                  slip_set[static_cast<std::size_t>(together)]);
+      } else {
+        ++i;
+      }
+    }
+    for (int i = together; i < count; ++i)
+      slip_force[static_cast<std::size_t>(i)] = slip_alone(slip(i));
+  }
+  if (together == 1) {
+    slip_force[0] = slip_alone(slip(0));
+  } else if (together > 1) {
     // several: N_i = |y_i| with y_i = e_i . f_i on a line e_i per joint (coupled_slip.h)
     internal::CoupledSlip& set = coupled_slip;
-    set.start(count);
-    for (int i = 0; i < count; ++i) {
+    set.start(together);
+    for (int i = 0; i < together; ++i) {
       FrictionJoint& fi = slip(i);
       const ReactionFriction& ei = element_of(*this, fi);
       Vec3 line = fi.transverse;
       double scale = line.norm();
-      for (int j = 0; j < count; ++j) {
+      for (int j = 0; j < together; ++j) {
         const Vec3 tij = friction_normal(fi, slip(j).unit_mult);
         if (tij.norm() > line.norm()) line = tij;
         scale = std::max(scale, tij.norm());
@@ -348,7 +381,7 @@ void System::Impl::solve_joint_friction() {
       const double y0 = line.dot(fi.transverse);
       set.set_element(i, y0, -ei.mode() * ei.kinetic_lever(), fi.contact_side < 0);
       bool on_line = (fi.transverse - y0 * line).norm() <= kOffLine * std::max(scale, 1e-300);
-      for (int j = 0; j < count; ++j) {
+      for (int j = 0; j < together; ++j) {
         const Vec3 tij = friction_normal(fi, slip(j).unit_mult);
         set.set_response(i, j, line.dot(tij));
         on_line = on_line &&
@@ -363,12 +396,12 @@ void System::Impl::solve_joint_friction() {
     }
     const internal::CoupledSlip::Result solved = set.solve();
     bool contacts = false;
-    for (int i = 0; i < count; ++i) contacts = contacts || slip(i).contact_side >= 0;
+    for (int i = 0; i < together; ++i) contacts = contacts || slip(i).contact_side >= 0;
     // the sites of the slipping elements that press (a contact point's two
     // tangents once; an open contact has no friction)
     auto sites = [&]() {
       std::string out;
-      for (int i = 0; i < count; ++i) {
+      for (int i = 0; i < together; ++i) {
         const FrictionJoint& fi = slip(i);
         if (fi.contact_side >= 0 && contact_row(fi.contact_side) < 0) continue;
         const std::string label = site_label(*this, fi);
@@ -398,7 +431,7 @@ void System::Impl::solve_joint_friction() {
                            "Lower mu, or model the contacts' compliance",
                            sites(), solved.determinant, instant_count_text(at_instant)));
     }
-    for (int i = 0; i < count; ++i) slip_force[static_cast<std::size_t>(i)] = set.force(i);
+    for (int i = 0; i < together; ++i) slip_force[static_cast<std::size_t>(i)] = set.force(i);
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
   for (int i = 0; i < count; ++i) {
@@ -559,24 +592,6 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     respond_to_unit_loads(excluded, fj->unit_acc, fj->unit_mult);
     fj->unit_valid = false;  // not the dynamics' response
   }
-  if (!balls.empty()) {
-    try {
-      solve_ball_impulses(time, balls, joints, excluded, state, p, result);
-    } catch (const BallImpulseNotDecided& not_decided) {
-      // decided again from the impact as first solved, without the balls
-      warn(
-          fmt::format("{}: its friction impulse in an impact is not decided ({}; ictus decides "
-                      "a ball alone): its stuck hold took the impulse whole, or, slipping, it "
-                      "took none",
-                      not_decided.ball, not_decided.why));
-      excluded = first_excluded;
-      p = first_p;
-      result = first_result;
-      layout.velocities(state) = first_u;
-      compute_kinematics(time, state);
-      return impact_joint_friction(time, state, u_before, excluded, p, result, false);
-    }
-  }
   // v+ = v0 + C F and P_N,i = P0_i + sum_j R_ij F_j of every joint taking part
   VecX v0(count);
   MatX C(count, count);
@@ -608,6 +623,31 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       if (i != j && (std::abs(C(i, j)) > coupling ||
                      R[static_cast<std::size_t>(i * count + j)].norm() > 1e-12))
         group[static_cast<std::size_t>(root(i))] = root(j);
+  // the balls, each alone; a joint whose group asks changes its impulses,
+  // which must then not reach a ball (nor an asking ball a joint)
+  if (!balls.empty()) {
+    std::vector<char> changes(joints.size(), 0);
+    for (int i = 0; i < count; ++i)
+      if (needs[static_cast<std::size_t>(i)] != 0)
+        for (int j = 0; j < count; ++j)
+          if (root(j) == root(i)) changes[static_cast<std::size_t>(j)] = 1;
+    try {
+      solve_ball_impulses(time, balls, joints, changes, excluded, state, p, result);
+    } catch (const BallImpulseNotDecided& not_decided) {
+      // decided again from the impact as first solved, without the balls
+      warn(
+          fmt::format("{}: its friction impulse in an impact is not decided ({}; ictus decides "
+                      "a ball alone): its stuck hold took the impulse whole, or, slipping, it "
+                      "took none",
+                      not_decided.ball, not_decided.why));
+      excluded = first_excluded;
+      p = first_p;
+      result = first_result;
+      layout.velocities(state) = first_u;
+      compute_kinematics(time, state);
+      return impact_joint_friction(time, state, u_before, excluded, p, result, false);
+    }
+  }
   std::vector<double> impulse(held);
   std::vector<int> mode(joints.size(), kStick);
   for (int g = 0; g < count; ++g) {
@@ -694,6 +734,8 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
   }
   compute_kinematics(time, state);
   finish_ball_impulses(balls, excluded, p, released, result);
+  // balls left out: their holds as the joints' impulses left them
+  if (balls.empty()) warn_balls_beyond_hold(excluded, p);
   for (int i = 0; i < count; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const FrictionJoint& fj = *joints[ui];

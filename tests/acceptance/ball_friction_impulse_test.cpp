@@ -155,6 +155,135 @@ TEST(BallFrictionImpulse, AKickThatTurnsASlippingBallRoundSlipsTheOtherWay) {
   EXPECT_EQ(count_events(r, "stick"), 0);
 }
 
+// The bar beside a rod on a frictional pin far from it (the same geometry
+// about a vertical axis), both kicked: each gives way as alone, and both then
+// slip together, the ball solved alone in the dynamics (its reaction is
+// spatial), the pin's radial reaction in the plane the same as the ball's.
+TEST(BallFrictionImpulse, ABallAndAPinApartBothKickedSlipEachAsAlone) {
+  const test::RecordedRun r =
+      test::run_and_record(parse_model(R"(ictus: 1
+name: a bar on a ball and a rod on a pin, apart, both kicked
+gravity: [0, 0, 0]
+bodies:
+  bar: {mass: 2, inertia: [0.1, 0.3, 0.3], position: [0.3, 0, 0]}
+  rod: {mass: 2, inertia: [0.1, 0.3, 0.3], position: [0.3, 0, 5]}
+joints:
+  ball:
+    type: spherical
+    between: [ground, bar]
+    at: [0, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+  pin:
+    type: revolute
+    between: [ground, rod]
+    at: [0, 0, 5]
+    axis: [0, 0, 1]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+events:
+  kick:
+    when: t >= 0.1
+    do:
+      - {impulse: {on: bar, linear: [0, 3, 0]}}
+      - {impulse: {on: rod, linear: [0, 3, 0]}}
+    once: true
+simulate: {until: 1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)",
+                                       "ball and pin", {}),
+                           {"bar.wx", "bar.wy", "bar.wz", "rod.wz", "energy.balance"});
+  expect_spins_as_closed_form(r, 0.3, 3.0, 0.0, kMuStatic * kRadius);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    EXPECT_NEAR(r["rod.wz"][k], r["bar.wz"][k], 1e-9) << r.t[k];
+  }
+}
+
+// A bar on a ball kicked beside, apart, a ball and a pin in series at rest:
+// those two reach each other but take no part (nothing changes their
+// impulses), so the kicked ball is decided alone, without a warning.
+TEST(BallFrictionImpulse, ABallKickedBesideAnUnrelatedBallAndPinIsDecidedAlone) {
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(R"(ictus: 1
+name: a bar on a ball kicked, and apart a ball and pin at rest
+gravity: [0, 0, 0]
+bodies:
+  bar: {mass: 2, inertia: [0.1, 0.3, 0.3], position: [0.3, 0, 0]}
+  link1: {mass: 1, inertia: [0.01, 0.02, 0.02], position: [0.25, 0, 5]}
+  link2: {mass: 1, inertia: [0.01, 0.02, 0.02], position: [0.75, 0, 5]}
+joints:
+  ball:
+    type: spherical
+    between: [ground, bar]
+    at: [0, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+  ballB:
+    type: spherical
+    between: [ground, link1]
+    at: [0, 0, 5]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+  pin:
+    type: revolute
+    between: [link1, link2]
+    at: [0.5, 0, 5]
+    axis: [0, 0, 1]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.02}
+events:
+  kick:
+    when: t >= 0.1
+    do: {impulse: {on: bar, linear: [0, 3, 0]}}
+    once: true
+simulate: {until: 1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)",
+                  "two apart", {}),
+      {"bar.wx", "bar.wy", "bar.wz", "link1.wz", "link2.wz", "energy.balance"});
+  expect_spins_as_closed_form(r, 0.3, 3.0, 0.0, kMuStatic * kRadius);
+  EXPECT_EQ(r.max_abs("link1.wz"), 0.0);
+  EXPECT_EQ(r.max_abs("link2.wz"), 0.0);
+  EXPECT_TRUE(std::none_of(r.events.begin(), r.events.end(),
+                           [](const EventRecord& e) { return e.kind == "warning"; }));
+}
+
+// A ball then a pin in series, kicked near the ball: only the pin asks at
+// first (the ball's hold 0.05 J is within mu_s r J = 0.08 J), and its slip
+// changes the ball's hold beyond mu_s r |P|, which ictus does not decide (a
+// ball is decided alone): the ball stays stuck and a warning says so. (At
+// 0.1286 s its hold gives way in the dynamics, where a ball slipping with a
+// pin that reaches it is not solved: the run ends before.)
+TEST(BallFrictionImpulse, ABallHoldPushedBeyondItsConeByAnotherJointsSlipIsWarnedOf) {
+  const test::RecordedRun r = test::run_and_record(parse_model(R"(ictus: 1
+name: ball then pin, kicked near the ball
+gravity: [0, 0, 0]
+bodies:
+  link1: {mass: 1, inertia: [0.01, 0.02, 0.02], position: [0.25, 0, 0]}
+  link2: {mass: 1, inertia: [0.01, 0.02, 0.02], position: [0.25, 0, 0]}
+joints:
+  ball:
+    type: spherical
+    between: [ground, link1]
+    at: [0, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+  pin:
+    type: revolute
+    between: [link1, link2]
+    at: [0.5, 0, 0]
+    axis: [0, 0, 1]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.02}
+events:
+  kick:
+    when: t >= 0.1
+    do: {impulse: {on: link2, linear: [0, 1, 0], at: [0.05, 0, 0]}}
+    once: true
+simulate: {until: 0.12, output_step: 0.01}
+)",
+                                                               "chain", {}),
+                                                   {"link1.wz", "link2.wz"});
+  EXPECT_LT(r.max_abs("link1.wz"), 1e-12);
+  EXPECT_GT(r.max_abs("link2.wz"), 0.1);  // the pin slips
+  EXPECT_TRUE(std::any_of(r.events.begin(), r.events.end(), [](const EventRecord& e) {
+    return e.kind == "warning" &&
+           e.detail.find("joint 'ball': its stuck hold takes a moment impulse beyond") !=
+               std::string::npos;
+  }));
+}
+
 // Two balls in series, shoulder and elbow, kicked at the lower bar: each
 // ball's friction impulse reaches the other's, which ictus does not decide
 // (a ball is decided alone). The impact is decided as before balls took
