@@ -351,13 +351,15 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
         const Joint& joint = joints[static_cast<std::size_t>(j)];
         if (reaches(*joint.fj, joint.rate.transpose(), du[static_cast<std::size_t>(j)],
                     dl[static_cast<std::size_t>(j)]))
-          throw BallNotDecided{site_label(s, *ball.fj),
-                               fmt::format("its impulses reach {}'s", site_label(s, *joint.fj))};
+          throw BallNotDecided{
+              site_label(s, *ball.fj),
+              fmt::format("its impulses reach those of {}", site_label(s, *joint.fj))};
       }
       for (std::size_t o = 0; o < b; ++o)
         if (reaches(*balls[o].fj, balls[o].rate, bdu[o], bdl[o]))
-          throw BallNotDecided{site_label(s, *ball.fj),
-                               fmt::format("its impulses reach {}'s", site_label(s, *balls[o].fj))};
+          throw BallNotDecided{
+              site_label(s, *ball.fj),
+              fmt::format("its impulses reach those of {}", site_label(s, *balls[o].fj))};
       bool indeterminate = false;
       ball_solutions[b] = ball_friction_impulses(
           ball.rate * x0, C, s.friction_normal(*ball.fj, on_rows(l0.head(ne), kept_rows)), R,

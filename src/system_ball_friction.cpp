@@ -222,12 +222,12 @@ void System::Impl::solve_ball_impulses(double time, std::vector<BallInImpact>& b
     // (two that both keep their first-solved impulses may reach each other)
     for (std::size_t j = 0; j < joints.size(); ++j)
       if ((ball.asks || changes[j] != 0) && reaches(*joints[j], false))
-        throw BallImpulseNotDecided{label(fj),
-                                    fmt::format("its impulses reach {}'s", label(*joints[j]))};
+        throw BallImpulseNotDecided{
+            label(fj), fmt::format("its impulses reach those of {}", label(*joints[j]))};
     for (const BallInImpact& other : balls)
       if (other.fj != ball.fj && (ball.asks || other.asks) && reaches(*other.fj, true))
-        throw BallImpulseNotDecided{label(fj),
-                                    fmt::format("its impulses reach {}'s", label(*other.fj))};
+        throw BallImpulseNotDecided{
+            label(fj), fmt::format("its impulses reach those of {}", label(*other.fj))};
     // one that asks for nothing keeps the impulse as first solved (exact: it is alone)
     if (!ball.asks) continue;
     bool indeterminate = false;

@@ -734,8 +734,9 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
   }
   compute_kinematics(time, state);
   finish_ball_impulses(balls, excluded, p, released, result);
-  // balls left out: their holds as the joints' impulses left them
-  if (balls.empty()) warn_balls_beyond_hold(excluded, p);
+  // balls left out as none asked: their holds as the joints' impulses left
+  // them (a fallback without the balls has warned already)
+  if (with_balls && balls.empty()) warn_balls_beyond_hold(excluded, p);
   for (int i = 0; i < count; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const FrictionJoint& fj = *joints[ui];

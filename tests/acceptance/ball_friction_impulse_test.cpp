@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "ictus/model_file.h"
 #include "ictus/simulation.h"
@@ -282,6 +283,48 @@ simulate: {until: 0.12, output_step: 0.01}
            e.detail.find("joint 'ball': its stuck hold takes a moment impulse beyond") !=
                std::string::npos;
   }));
+}
+
+// The same kicked far from the ball: both ask, and their impulses reach
+// each other, so the ball is left to its hold (one warning, not a second
+// for the hold it left beyond its cone) and the pin slips.
+TEST(BallFrictionImpulse, ABallAndAPinThatBothAskAreDecidedWithoutTheBallAndOneWarning) {
+  const test::RecordedRun r = test::run_and_record(parse_model(R"(ictus: 1
+name: ball then pin, kicked far from the ball
+gravity: [0, 0, 0]
+bodies:
+  link1: {mass: 1, inertia: [0.01, 0.02, 0.02], position: [0.25, 0, 0]}
+  link2: {mass: 1, inertia: [0.01, 0.02, 0.02], position: [0.25, 0, 0]}
+joints:
+  ball:
+    type: spherical
+    between: [ground, link1]
+    at: [0, 0, 0]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.2}
+  pin:
+    type: revolute
+    between: [link1, link2]
+    at: [0.5, 0, 0]
+    axis: [0, 0, 1]
+    friction: {mu: 0.3, mu_static: 0.4, radius: 0.02}
+events:
+  kick:
+    when: t >= 0.1
+    do: {impulse: {on: link2, linear: [0, 1, 0], at: [0.45, 0, 0]}}
+    once: true
+simulate: {until: 0.12, output_step: 0.01}
+)",
+                                                               "chain", {}),
+                                                   {"link1.wz", "link2.wz"});
+  EXPECT_LT(r.max_abs("link1.wz"), 1e-12);
+  EXPECT_GT(r.max_abs("link2.wz"), 0.1);  // the pin slips
+  std::vector<std::string> warnings;
+  for (const EventRecord& e : r.events)
+    if (e.kind == "warning") warnings.push_back(e.detail);
+  ASSERT_EQ(warnings.size(), 1U);
+  EXPECT_NE(warnings[0].find("joint 'ball': its friction impulse in an impact is not decided "
+                             "(its impulses reach those of joint 'pin'"),
+            std::string::npos);
 }
 
 // Two balls in series, shoulder and elbow, kicked at the lower bar: each
