@@ -32,6 +32,28 @@ const JointFrictionElement& ball_of(const System::Impl& s, const System::Impl::F
   return static_cast<const JointFrictionElement&>(*s.forces[static_cast<std::size_t>(fj.force)]);
 }
 
+// A stuck ball's first hold row when its three hold rows are on through
+// the impact being solved, else -1 (one just switched on is the impact
+// itself; one partly eliminated as dependent is not decided)
+int hold_through_impact(const System::Impl& s, const System::Impl::FrictionJoint& fj,
+                        const std::vector<char>& excluded) {
+  if (ball_of(s, fj).mode() != kStick) return -1;
+  const int row = s.hold_row(fj.stick_slip);
+  if (row < 0 || s.newly_active[static_cast<std::size_t>(
+                     s.row_info[static_cast<std::size_t>(row)].instance)] != 0)
+    return -1;
+  for (int k = 0; k < 3; ++k)
+    if (excluded[static_cast<std::size_t>(row + k)] != 0) return -1;
+  return row;
+}
+
+// The moment (world, on the follower) of a ball's hold rows from `row` for impulses p
+Vec3 hold_moment(const System::Impl& s, const System::Impl::FrictionJoint& fj, int row,
+                 const VecX& p) {
+  const Mat3& R = s.kinematics(fj.base).R_WB;
+  return p(row) * R.col(0) + p(row + 1) * R.col(1) + p(row + 2) * R.col(2);
+}
+
 }  // namespace
 
 bool System::Impl::ball_slips_on(const FrictionJoint& fj) {
@@ -126,18 +148,9 @@ std::vector<System::Impl::BallInImpact> System::Impl::balls_in_impact(
     BallInImpact ball;
     ball.fj = const_cast<FrictionJoint*>(&fj);  // NOLINT: the Impl's own joint, solved later
     if (e.mode() == kStick) {
-      // its three hold rows on through the impact (one just switched on is
-      // the impact itself; one partly eliminated as dependent is not solved)
-      const int row = hold_row(fj.stick_slip);
-      if (row < 0 || newly_active[static_cast<std::size_t>(
-                         row_info[static_cast<std::size_t>(row)].instance)] != 0)
-        continue;
-      bool on = true;
-      for (int k = 0; k < 3; ++k) on = on && excluded[static_cast<std::size_t>(row + k)] == 0;
-      if (!on) continue;
-      ball.hold = row;
-      const Mat3& R = kinematics(fj.base).R_WB;
-      ball.held = p(row) * R.col(0) + p(row + 1) * R.col(1) + p(row + 2) * R.col(2);
+      ball.hold = hold_through_impact(*this, fj, excluded);
+      if (ball.hold < 0) continue;
+      ball.held = hold_moment(*this, fj, ball.hold, p);
       ball.moment = ball.held;
     }
     const double normal = friction_normal(fj, p).norm();
@@ -262,13 +275,9 @@ void System::Impl::warn_balls_beyond_hold(const std::vector<char>& excluded, con
   for (const FrictionJoint& fj : friction_joints) {
     if (!fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
     const JointFrictionElement& e = ball_of(*this, fj);
-    const int row = hold_row(fj.stick_slip);
-    if (e.mode() != kStick || row < 0) continue;
-    bool on = true;
-    for (int k = 0; k < 3; ++k) on = on && excluded[static_cast<std::size_t>(row + k)] == 0;
-    if (!on) continue;
-    const Mat3& R = kinematics(fj.base).R_WB;
-    const Vec3 held = p(row) * R.col(0) + p(row + 1) * R.col(1) + p(row + 2) * R.col(2);
+    const int row = hold_through_impact(*this, fj, excluded);
+    if (row < 0) continue;
+    const Vec3 held = hold_moment(*this, fj, row, p);
     if (held.norm() >
         e.static_lever() * friction_normal(fj, p).norm() * (1.0 + 1e-9) + 1e-12 * scale)
       warn(
