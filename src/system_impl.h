@@ -27,6 +27,7 @@
 #include "ictus/system.h"
 #include "kkt_solver.h"
 #include "schur_solver.h"
+#include "spatial_slip.h"
 #include "tree_kkt_solver.h"
 
 namespace ictus {
@@ -518,6 +519,7 @@ struct System::Impl {
   std::vector<FrictionJoint*> slip_set;
   std::vector<double> slip_force;
   internal::CoupledSlip coupled_slip;
+  internal::SpatialSlip spatial_slip;  // the same, reactions off their lines
   std::vector<BodyLoad> unit_loads;
   VecX unit_zero_rhs;  // the KKT route's right-hand side of a unit response
 

@@ -14,10 +14,12 @@
 // A1 y + A2 |y| + A3 = 0). Otherwise there are none or two: Painleve's
 // paradox, reported with the joint and the time. Several slipping joints are
 // solved by exact enumeration of the sides of their normal forces when each
-// joint's transverse reaction stays on one line (planar mechanisms); when
+// joint's transverse reaction stays on one line (guides in a plane); when
 // the friction forces change the normal forces little enough for the
 // solution to be unique, the sides of the normal forces without friction
-// are tried first.
+// are tried first. Reactions off their lines (pins in a plane, balls) are
+// solved as a fixed point of their lengths where that is a contraction,
+// which makes the solution unique (spatial_slip.h).
 #include <fmt/format.h>
 
 #include <array>
@@ -142,6 +144,7 @@ void System::Impl::build_joint_friction() {
   slip_set.assign(elements, nullptr);
   slip_force.assign(elements, 0.0);
   coupled_slip.reserve(static_cast<int>(elements));
+  spatial_slip.reserve(static_cast<int>(elements));
   unit_loads.assign(static_cast<std::size_t>(n), BodyLoad{});
 }
 
@@ -362,9 +365,11 @@ void System::Impl::solve_joint_friction() {
   if (together == 1) {
     slip_force[0] = slip_alone(slip(0));
   } else if (together > 1) {
-    // several: N_i = |y_i| with y_i = e_i . f_i on a line e_i per joint (coupled_slip.h)
+    // several: N_i = |y_i| with y_i = e_i . f_i on a line e_i per joint
+    // (coupled_slip.h, exact enumeration), else N_i = |f_i| (spatial_slip.h)
     internal::CoupledSlip& set = coupled_slip;
     set.start(together);
+    bool on_lines = true;
     for (int i = 0; i < together; ++i) {
       FrictionJoint& fi = slip(i);
       const ReactionFriction& ei = element_of(*this, fi);
@@ -387,14 +392,8 @@ void System::Impl::solve_joint_friction() {
         on_line = on_line &&
                   (tij - set.response(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
       }
-      if (!on_line)
-        throw SimulationError(
-            t, fmt::format("{}: several joints slip with friction at once and this one's "
-                           "transverse reaction does not stay on one line (a spatial load): "
-                           "ictus solves coupled joint friction for planar reactions only",
-                           site_label(*this, fi)));
+      on_lines = on_lines && on_line;
     }
-    const internal::CoupledSlip::Result solved = set.solve();
     bool contacts = false;
     for (int i = 0; i < together; ++i) contacts = contacts || slip(i).contact_side >= 0;
     // the sites of the slipping elements that press (a contact point's two
@@ -409,29 +408,57 @@ void System::Impl::solve_joint_friction() {
       }
       return out;
     };
-    if (solved.found != 1) painleve(t, sites(), solved.found, std::nan(""));
-    // with contacts (normal forces of one sign) the slipping problem is
-    // well posed only while N = (I - G T)^-1 y0 grows with what presses the
-    // points: det(I - G T) > 0, the several-point form of 1 + s mu t > 0 of
-    // equation (2). Otherwise the normal forces fall as the load grows: with
-    // the points closed some would pull, open they would fall in (no
-    // solution), or both would do (several): Painleve
-    // det(I - G T) <= 0 is a condition for every load: this instant may
-    // still have one solution, the current one (contact_friction_solutions.h)
-    if (contacts && !(solved.determinant > 0.0)) {
-      const internal::ContactFrictionSolutions at_instant =
-          internal::count_contact_friction_solutions(*this);
-      if (!(at_instant.counted && at_instant.consistent == 1 &&
-            (at_instant.current || at_instant.provisional)))
+    if (!on_lines) {
+      // reactions off their lines (a pin's in its plane, a ball's in space):
+      // solved where the solution is provably unique (its contraction
+      // bound), which also makes det(I - D phi) > 0 for the contacts
+      internal::SpatialSlip& spatial = spatial_slip;
+      spatial.start(together);
+      for (int i = 0; i < together; ++i) {
+        const FrictionJoint& fi = slip(i);
+        const ReactionFriction& ei = element_of(*this, fi);
+        spatial.set_element(i, fi.transverse, -ei.mode() * ei.kinetic_lever(), fi.contact_side < 0);
+        for (int j = 0; j < together; ++j)
+          spatial.set_response(i, j, friction_normal(fi, slip(j).unit_mult));
+      }
+      const internal::SpatialSlip::Result solved = spatial.solve();
+      if (!solved.solved)
         throw SimulationError(
-            t, fmt::format("{}: slipping together, Coulomb friction with the contacts' normal "
-                           "forces has no unique solution here (det(I - G T) = {:.6g} <= 0: the "
-                           "normal forces would fall as what presses the points grows{}; "
-                           "Painleve's paradox); the rigid model does not determine the motion. "
-                           "Lower mu, or model the contacts' compliance",
-                           sites(), solved.determinant, instant_count_text(at_instant)));
+            t, fmt::format(
+                   "{}: slipping together with reactions that do not stay on one line, Coulomb "
+                   "friction with the reactions as normal forces is solved only where the "
+                   "friction changes the normal forces less than they are, max_i sum_j mu_j "
+                   "|dN_i/dF_j| < 1 (mu r for a pin or ball); here it is {:.6g}: Painleve's "
+                   "paradox is possible and the rigid model may not determine the motion. Lower "
+                   "mu, or model the joints' compliance",
+                   sites(), solved.contraction));
+      for (int i = 0; i < together; ++i) slip_force[static_cast<std::size_t>(i)] = spatial.force(i);
+    } else {
+      const internal::CoupledSlip::Result solved = set.solve();
+      if (solved.found != 1) painleve(t, sites(), solved.found, std::nan(""));
+      // with contacts (normal forces of one sign) the slipping problem is
+      // well posed only while N = (I - G T)^-1 y0 grows with what presses the
+      // points: det(I - G T) > 0, the several-point form of 1 + s mu t > 0 of
+      // equation (2). Otherwise the normal forces fall as the load grows: with
+      // the points closed some would pull, open they would fall in (no
+      // solution), or both would do (several): Painleve
+      // det(I - G T) <= 0 is a condition for every load: this instant may
+      // still have one solution, the current one (contact_friction_solutions.h)
+      if (contacts && !(solved.determinant > 0.0)) {
+        const internal::ContactFrictionSolutions at_instant =
+            internal::count_contact_friction_solutions(*this);
+        if (!(at_instant.counted && at_instant.consistent == 1 &&
+              (at_instant.current || at_instant.provisional)))
+          throw SimulationError(
+              t, fmt::format("{}: slipping together, Coulomb friction with the contacts' normal "
+                             "forces has no unique solution here (det(I - G T) = {:.6g} <= 0: the "
+                             "normal forces would fall as what presses the points grows{}; "
+                             "Painleve's paradox); the rigid model does not determine the motion. "
+                             "Lower mu, or model the contacts' compliance",
+                             sites(), solved.determinant, instant_count_text(at_instant)));
+      }
+      for (int i = 0; i < together; ++i) slip_force[static_cast<std::size_t>(i)] = set.force(i);
     }
-    for (int i = 0; i < together; ++i) slip_force[static_cast<std::size_t>(i)] = set.force(i);
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
   for (int i = 0; i < count; ++i) {

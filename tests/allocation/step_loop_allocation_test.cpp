@@ -283,6 +283,18 @@ TEST(StepLoopAllocation, DiskSliderSlippingInItsFrictionalGuide) {
   EXPECT_GT(steps, 20);
 }
 
+// Two pins slipping together whose radial reactions turn in their plane:
+// the friction forces solved as a fixed point of the reactions' lengths
+// (spatial_slip.h), its Newton systems in the workspace made at build.
+TEST(StepLoopAllocation, DoublePendulumOnTwoFrictionalPins) {
+  Model model = load_model(test::source_path("examples/double_pendulum_friction.yaml"));
+  model.settings().until = 0.3;  // before the first reversal, at 0.34 s
+  model.settings().output_step = 1e-2;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 20);
+}
+
 // A pendulum stuck by its pin friction from the start (held by the hold row).
 TEST(StepLoopAllocation, PendulumStuckByPinFriction) {
   Model model =
