@@ -62,6 +62,7 @@
 #include "contact/lcp.h"
 #include "ictus/forces/reaction_friction.h"
 #include "root_finding.h"
+#include "spatial_slip.h"
 #include "system_impl.h"
 
 namespace ictus {
@@ -208,9 +209,11 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // their rate not zero) are members too, in their slip direction: their
   // forces F = -s mu sigma y respond to the set's through their normal forces
   // (at the start of a run those of the instant come from the set's
-  // provisional modes, far from any motion). A slipping ball keeps its moment.
+  // provisional modes, far from any motion). A slipping ball is one of them:
+  // its moment -mu r |N| keeps its direction (w's, which is not zero) and
+  // its size responds to the set's forces through its whole reaction.
   for (Impl::FrictionJoint& f : s.friction_joints) {
-    if (!f.unit_valid || f.ball || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
+    if (!f.unit_valid || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
     if (f.contact_side >= 0 && s.contact_row(f.contact_side) < 0) continue;
     fj.push_back(&f);
   }
@@ -218,7 +221,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   auto at = [&](int i) -> Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
   // its limit is its own F_max (not a reaction)
   auto own_limit = [&](int i) { return at(i).joint < 0 && at(i).contact_side < 0; };
-  auto ball = [&](int i) { return at(i).ball; };
+  // a ball of the set (three moment components); one that slips on is a
+  // scalar member, its moment's size along its fixed direction
+  auto ball = [&](int i) { return at(i).ball && i < deciding; };
   // slips on in its own direction, decided with the set but not a member of it
   auto slips_on = [&](int i) { return i >= deciding; };
   const ForceContext ctx(s.kin, s.t);
@@ -267,6 +272,13 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // acceleration), T (normal forces: on their lines, a ball's whole reaction)
   MatX C(n, n), T(n, n);
   VecX a0(n), y0(n), mu(k), mu_static(k);
+  // a scalar element whose reaction does not stay on one line (a pin's in
+  // its plane): its normal force is |y0v_i + Tv_i F|, not |y_i| on a line
+  std::vector<char> off_line(static_cast<std::size_t>(k), 0);
+  Eigen::Matrix<double, 3, Eigen::Dynamic> y0v =
+      Eigen::Matrix<double, 3, Eigen::Dynamic>::Zero(3, k);
+  MatX Tv = MatX::Zero(3 * k, n);
+  auto spatial = [&](int i) { return off_line[static_cast<std::size_t>(i)] != 0; };
   Eigen::Matrix<double, 3, Eigen::Dynamic> R(3, n);  // normal-force vectors per column
   for (int i = 0; i < k; ++i) {
     const Impl::FrictionJoint& fi = at(i);
@@ -321,20 +333,21 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       T(o, c) = line.dot(R.col(c));
       on_line = on_line && (R.col(c) - T(o, c) * line).norm() <= tolerance;
     }
-    if (!on_line)
-      throw SimulationError(
-          s.t, fmt::format("{} '{}': several frictional joints reach zero slip at once and this "
-                           "one's transverse reaction does not stay on one line (a spatial "
-                           "load): ictus decides coupled joint friction for planar reactions only",
-                           fi.contact_side >= 0 ? "contact" : "joint", element_of(s, fi).site()));
+    if (!on_line) {
+      off_line[static_cast<std::size_t>(i)] = 1;
+      y0v.col(i) = f0;
+      Tv.middleRows(3 * i, 3) = R;
+    }
   }
 
   // tolerances: round-off of the forces and accelerations of this instant
   double force_scale = 0.0, acc_scale = 0.0;
   for (int i = 0; i < k; ++i) {
     const int d = ball(i) ? 3 : 1;
-    force_scale = std::max({force_scale, y0.segment(off(i), d).norm() * std::max(mu_static(i), 1.0),
-                            current.segment(off(i), d).norm()});
+    force_scale = std::max(
+        {force_scale,
+         std::max(y0.segment(off(i), d).norm(), y0v.col(i).norm()) * std::max(mu_static(i), 1.0),
+         current.segment(off(i), d).norm()});
     // a ball's moments are of the size of the one that holds it, C_ii^-1 a0_i
     // (its reaction may be zero: no gravity, the centre of mass at the ball)
     if (ball(i)) {
@@ -378,7 +391,16 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
         if (!(along > acc_tol) || (a - along * slip).norm() > acc_tol + 1e-9 * along) return false;
         continue;
       }
-      if (m == kStick) {
+      if (spatial(i)) {
+        const double normal = (y0v.col(i) + Tv.middleRows(3 * i, 3) * F).norm();
+        if (m == kStick) {
+          if (std::abs(F(o)) > mu_static(i) * normal + force_tol) return false;
+          if (std::abs(acc(o)) > acc_tol) return false;
+        } else {
+          if (std::abs(F(o) + m * mu(i) * normal) > force_tol) return false;
+          if (!slips_on(i) && !(m * acc(o) > acc_tol)) return false;
+        }
+      } else if (m == kStick) {
         const bool contact = at(i).contact_side >= 0;
         const double normal = contact ? std::max(y(o), 0.0) : std::abs(y(o));
         if (std::abs(F(o)) > mu_static(i) * normal + force_tol) return false;
@@ -396,6 +418,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // relative angular acceleration, along which the slip starts)
   MatX A(n, n);
   VecX b(n), kappa = VecX::Zero(k), solution(n), best_solution(n);
+  VecX given = VecX::Zero(k);  // the force of a slipping element off its line
   auto fill = [&]() {
     for (int i = 0; i < k; ++i) {
       const int m = mode[static_cast<std::size_t>(i)];
@@ -415,6 +438,10 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       } else if (m == kStick) {  // q_i'' = 0
         A.row(o) = C.row(o);
         b(o) = -a0(o);
+      } else if (spatial(i)) {  // F_i given (spatial_friction below)
+        A.row(o).setZero();
+        A(o, o) = 1.0;
+        b(o) = given(i);
       } else {  // F_i = lambda_i y_i
         const double lambda = -m * mu(i) * sigma(i);
         A.row(o) = -lambda * T.row(o);
@@ -450,6 +477,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   constexpr long kBallCost = 128;  // solves per slipping ball in a combination, about
   std::vector<int> slipping_balls;
   bool unsolved = false;
+  std::vector<int> slipping_spatial;  // scalar elements off their lines
+  bool spatial_unsolved = false;
+  double spatial_contraction = 0.0;
   auto ball_scale = [&](int i) {
     const double trace = C.block<3, 3>(off(i), off(i)).trace() / 3.0;
     return trace > 0.0 && std::isfinite(trace) ? trace : 1.0;
@@ -473,6 +503,49 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     if (std::isfinite(held) && std::isfinite(free) && held > 0.0 && std::abs(free) <= 1e-9 * held)
       found(kFree);
   };
+  // Slipping scalar elements off their lines: with their forces given, the
+  // rest of the combination is linear, so their reactions are affine in
+  // those forces and the law F = -s mu |f(F)| is the dynamics' fixed point
+  // (spatial_slip.h), solved where its solution is unique (contraction
+  // below 1); beyond that not solved (`spatial_unsolved`, the largest
+  // contraction met). The forces in `solution`; false where not solved.
+  auto solve_off_line_slips = [&]() -> bool {
+    const auto m = static_cast<int>(slipping_spatial.size());
+    given.setZero();
+    fill();
+    const Eigen::CompleteOrthogonalDecomposition<MatX> rows(A);
+    const VecX base = rows.solve(b);
+    MatX unit(n, m);  // the forces' response to a unit force of each
+    for (int c = 0; c < m; ++c) {
+      VecX rhs = b;
+      rhs(off(slipping_spatial[static_cast<std::size_t>(c)])) = 1.0;
+      unit.col(c) = rows.solve(rhs) - base;
+    }
+    internal::SpatialSlip set;
+    set.reserve(m);
+    set.start(m);
+    for (int a = 0; a < m; ++a) {
+      const int i = slipping_spatial[static_cast<std::size_t>(a)];
+      const auto Ti = Tv.middleRows(3 * i, 3);
+      set.set_element(a, y0v.col(i) + Ti * base, -mode[static_cast<std::size_t>(i)] * mu(i), true);
+      for (int c = 0; c < m; ++c) set.set_response(a, c, Ti * unit.col(c));
+    }
+    const internal::SpatialSlip::Result result = set.solve();
+    if (!result.solved) {
+      spatial_unsolved = true;
+      spatial_contraction = std::max(spatial_contraction, result.contraction);
+      return false;
+    }
+    solution = base;
+    for (int c = 0; c < m; ++c) {
+      solution += set.force(c) * unit.col(c);
+      given(slipping_spatial[static_cast<std::size_t>(c)]) = set.force(c);
+    }
+    // a singular system (statically indeterminate stuck forces): its
+    // minimum-norm solution, if it solves the rows
+    fill();
+    return (A * solution - b).norm() <= 1e-9 * (b.norm() + force_scale * A.norm());
+  };
   // phi of slipping ball `level` at u, the inner balls at their first root
   // (solution then holds the forces); NaN where there is none
   auto phi = [&](auto& self, std::size_t level, double u) -> double {
@@ -485,6 +558,8 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
                    if (std::isnan(root)) root = v;
                  });
       if (std::isnan(root) || std::isnan(self(self, level + 1, root))) return std::nan("");
+    } else if (!slipping_spatial.empty()) {
+      if (!solve_off_line_slips()) return std::nan("");
     } else {
       fill();
       if (!solve_rows(A, b, solution)) return std::nan("");
@@ -495,8 +570,14 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // consistent solutions (0, 1, or 2 for several), the last in `solution`
   auto combination_holds = [&]() -> int {
     slipping_balls.clear();
-    for (int i = 0; i < k; ++i)
-      if (ball(i) && mode[static_cast<std::size_t>(i)] != kStick) slipping_balls.push_back(i);
+    slipping_spatial.clear();
+    for (int i = 0; i < k; ++i) {
+      if (mode[static_cast<std::size_t>(i)] == kStick) continue;
+      if (ball(i)) slipping_balls.push_back(i);
+      if (spatial(i)) slipping_spatial.push_back(i);
+    }
+    if (!slipping_spatial.empty() && slipping_balls.empty())
+      return solve_off_line_slips() && consistent(solution) ? 1 : 0;
     if (!slipping_balls.empty()) {
       if (slipping_balls.size() > kMaxSlippingBalls) {
         unsolved = true;
@@ -592,7 +673,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
               const int i = slip[static_cast<std::size_t>(j)];
               if ((sides >> j & 1) == 0) continue;
               sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
-              one_sided = one_sided || own_limit(i) || ball(i);
+              one_sided = one_sided || own_limit(i) || ball(i) || spatial(i);
             }
             if (one_sided) continue;
             const int count = combination_holds();
@@ -617,7 +698,15 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     }
   };
   auto not_solved = [&]() {
-    return unsolved ? "; combinations with more than two balls slipping are not solved" : "";
+    std::string out;
+    if (unsolved) out += "; combinations with more than two balls slipping are not solved";
+    if (spatial_unsolved)
+      out += fmt::format(
+          "; combinations whose slipping joints' reactions leave their lines are solved only "
+          "where the friction changes their normal forces less than they are, max_i sum_j mu_j "
+          "|dN_i/dF_j| < 1 (up to {:.6g} here)",
+          spatial_contraction);
+    return out;
   };
   if (deciding <= kMaxFrictionEnumerated && enumerate()) {
     if (best_count != 1)
