@@ -26,7 +26,8 @@ namespace {
 // system_joint_friction.cpp)
 bool sparse_only(const std::string& name) {
   for (const char* friction :
-       {"examples/disk_slider", "examples/incline_block", "examples/pushed_block",
+       {"examples/disk_slider", "examples/double_pendulum_friction", "examples/incline_block",
+        "examples/pushed_block", "tests/models/ball_double_pendulum",
         "tests/models/ball_friction_pendulum", "tests/models/ball_friction_spherical_pendulum",
         "tests/models/ball_friction_spin", "tests/models/ladder_friction",
         "tests/models/pin_friction_pendulum", "tests/models/stacked_blocks_friction",
