@@ -121,6 +121,28 @@ TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsMatchesTheNewtonEulerEquati
              checked, worst);
 }
 
+// With mu = 1, mu_s = 1.2 and r = 0.1 m the pins stick and slip again,
+// alone and together (the elbow held while the shoulder slips, both decided
+// at one instant), until both hold for good at 5.73 s: at rest, each
+// holding moment within mu_s r |N|, the energy all taken by the friction.
+TEST(FrictionChain, DoublePendulumWithStrongPinFrictionComesToRestStuck) {
+  const test::RecordedRun r = test::run_and_record(
+      load_model(test::source_path("examples/double_pendulum_friction.yaml"),
+                 {{"mu", "1"}, {"mu_s", "1.2"}, {"r", "0.1"}}),
+      {"shoulder.friction", "elbow.friction", "shoulder.normal", "elbow.normal",
+       "shoulder.friction_mode", "elbow.friction_mode", "energy.kinetic", "energy.balance"});
+  int sticks = 0;
+  for (const EventRecord& e : r.events) sticks += e.kind == "stick" ? 1 : 0;
+  EXPECT_GE(sticks, 4);
+  EXPECT_DOUBLE_EQ(r.t.back(), 10.0);
+  EXPECT_LT(r.final("energy.kinetic"), 1e-20);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  for (const std::string j : {"shoulder", "elbow"}) {
+    EXPECT_EQ(r.final(j + ".friction_mode"), 0.0) << j;
+    EXPECT_LE(std::abs(r.final(j + ".friction")), 1.2 * 0.1 * r.final(j + ".normal")) << j;
+  }
+}
+
 // In the plane y = 0 each ball's whole reaction is its pin's radial one and
 // its slip axis the pin's: the same motion, friction and switching instants.
 TEST(FrictionChain, TwoBallsInAPlaneMoveAsTwoPins) {
