@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "root_finding.h"
+#include "spatial_slip.h"
 
 namespace ictus::internal {
 
@@ -171,7 +172,7 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     }
     if (!on_line) {
       off_line_ = i;
-      return Outcome::kOffLine;
+      return solve_spatial();
     }
     impulse_scale = std::max(impulse_scale, std::abs(y0(i)));
   }
@@ -346,6 +347,122 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
   if (!continuum.empty()) {
     solutions_ = std::move(continuum);
     return Outcome::kDependent;
+  }
+  if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
+  solutions_ = std::move(found);
+  return outcome();
+}
+
+// Several joints, a reaction impulse off its line: every joint's normal is
+// |P_i|. In each combination of the cases the stuck rows (C F)_i = -v0_i
+// are linear, so with the slipping joints' impulses given, F and every P_i
+// are affine in them, and the slipping joints' law F_i = -s_i mu_i |P_i(F)|
+// is the fixed point of spatial_slip.h: one solution where it is a
+// contraction. A combination beyond that leaves the impact undecided
+// (kOffLine); a singular one (stuck joints of one motion) is not searched.
+FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
+  const int k = count_;
+  const auto kk = static_cast<Eigen::Index>(k);
+  double impulse_scale = 1e-300;
+  for (const Eigen::Vector3d& P0 : P0_) impulse_scale = std::max(impulse_scale, P0.norm());
+  const double rate_scale = std::max(v0_.lpNorm<Eigen::Infinity>(), 1e-300);
+  // sum_j R_ij F_j, and P_i
+  auto response = [&](int i, const Eigen::VectorXd& F) {
+    Eigen::Vector3d P = Eigen::Vector3d::Zero();
+    for (int j = 0; j < k; ++j) P += R_[static_cast<std::size_t>(i * k + j)] * F(j);
+    return P;
+  };
+  auto normal = [&](int i, const Eigen::VectorXd& F) {
+    return Eigen::Vector3d(P0_[static_cast<std::size_t>(i)] + response(i, F));
+  };
+  std::vector<int> mode(static_cast<std::size_t>(k), 0);  // 0 stuck, 1 +, 2 -
+  auto consistent = [&](const Eigen::VectorXd& F) {
+    const Eigen::VectorXd v = v0_ + C_ * F;
+    const double p_tol = kTolerance * std::max(impulse_scale, F.lpNorm<Eigen::Infinity>());
+    for (int i = 0; i < k; ++i) {
+      const int m = mode[static_cast<std::size_t>(i)];
+      if (m == 0) {
+        if (!(std::abs(F(i)) <= mu_(i) * normal(i, F).norm() + p_tol)) return false;
+        continue;
+      }
+      const double s = m == 1 ? 1.0 : -1.0;
+      const double v_tol =
+          kTolerance * std::max({std::abs(v0_(i)), C_.row(i).cwiseAbs().dot(F.cwiseAbs()), 1e-300});
+      if (!(s * v(i) >= -v_tol)) return false;
+    }
+    return true;
+  };
+  std::vector<Solution> found;
+  bool singular = false;
+  Eigen::MatrixXd A(kk, kk);
+  Eigen::VectorXd b(kk);
+  for (;;) {
+    std::vector<int> slipping;
+    for (int i = 0; i < k; ++i) {
+      if (mode[static_cast<std::size_t>(i)] == 0) {
+        A.row(i) = C_.row(i);
+        b(i) = -v0_(i);
+      } else {  // F_i given: zero for the affine map's base
+        A.row(i).setZero();
+        A(i, i) = 1.0;
+        b(i) = 0.0;
+        slipping.push_back(i);
+      }
+      const double row_scale = A.row(i).cwiseAbs().maxCoeff();
+      if (row_scale > 0.0) {
+        A.row(i) /= row_scale;
+        b(i) /= row_scale;
+      }
+    }
+    Eigen::FullPivLU<Eigen::MatrixXd> lu(kk, kk);
+    lu.setThreshold(kRankThreshold);
+    lu.compute(A);
+    if (!lu.isInvertible()) {
+      singular = true;
+    } else {
+      const Eigen::VectorXd base = lu.solve(b);
+      const auto m = static_cast<int>(slipping.size());
+      Eigen::MatrixXd unit(kk, m);  // F per unit impulse of each slipping joint
+      for (int c = 0; c < m; ++c) {
+        const int i = slipping[static_cast<std::size_t>(c)];
+        Eigen::VectorXd rhs = Eigen::VectorXd::Zero(kk);
+        rhs(i) = 1.0 / A(i, i);  // the row as scaled
+        unit.col(c) = lu.solve(rhs);
+      }
+      Eigen::VectorXd F = base;
+      if (m > 0) {
+        SpatialSlip set;
+        set.reserve(m);
+        set.start(m);
+        for (int a = 0; a < m; ++a) {
+          const int i = slipping[static_cast<std::size_t>(a)];
+          const double s = mode[static_cast<std::size_t>(i)] == 1 ? 1.0 : -1.0;
+          set.set_element(a, normal(i, base), -s * mu_(i), true);
+          for (int c = 0; c < m; ++c) set.set_response(a, c, response(i, unit.col(c)));
+        }
+        if (!set.solve().solved) return Outcome::kOffLine;
+        for (int c = 0; c < m; ++c) F += set.force(c) * unit.col(c);
+      }
+      if (consistent(F)) {
+        const Eigen::VectorXd v = v0_ + C_ * F;
+        const bool seen = std::any_of(found.begin(), found.end(), [&](const Solution& c) {
+          return (v0_ + C_ * c.F - v).lpNorm<Eigen::Infinity>() <=
+                 1e-8 * std::max(rate_scale, (C_ * F).lpNorm<Eigen::Infinity>());
+        });
+        if (!seen) {
+          std::vector<int> decided(static_cast<std::size_t>(k));
+          for (std::size_t i = 0; i < decided.size(); ++i)
+            decided[i] = mode[i] == 0 ? 0 : mode[i] == 1 ? 1 : -1;
+          found.push_back({F, decided, false});
+          if (found.size() >= kMaxSolutions) break;
+        }
+      }
+    }
+    // the next combination of the cases (base 3)
+    int i = 0;
+    while (i < k && mode[static_cast<std::size_t>(i)] == 2) mode[static_cast<std::size_t>(i++)] = 0;
+    if (i == k) break;
+    ++mode[static_cast<std::size_t>(i)];
   }
   if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
   solutions_ = std::move(found);

@@ -17,7 +17,10 @@
 // direction (stuck joints of one motion) is searched along it: exact, the
 // impulses then one choice among many. Where that direction changes the
 // joints' rates and some point of it is consistent, the rigid model does not
-// determine the motion (kDependent).
+// determine the motion (kDependent). Where some P_i leaves its line (a pin's
+// in the plane of a mechanism), each combination's slipping impulses solve
+// the fixed point |P_i| of spatial_slip.h, which is unique where it is a
+// contraction; beyond that the impact is not decided (kOffLine).
 #pragma once
 
 #include <Eigen/Dense>
@@ -46,7 +49,9 @@ class FrictionImpulses {
     kSolved,     // one solution: impulse(i), mode(i)
     kNone,       // no combination of the cases is consistent
     kSeveral,    // two or more are, moving the joints differently (solutions())
-    kOffLine,    // several joints, one's P not on a line (a spatial load: not solved)
+    kOffLine,    // several joints, one's P not on a line (a spatial load), and a
+                 // combination's friction changes the P's as much as they are (its
+                 // fixed point not a contraction): not decided
     kDependent,  // not determined: none found where some combination's system has two or
                  // more free directions, or one combination's consistent impulses form a
                  // line along which the joints' rates change (a continuum of motions:
@@ -76,6 +81,7 @@ class FrictionImpulses {
  private:
   Outcome solve_one();
   Outcome solve_several();
+  Outcome solve_spatial();  // solve_several with a reaction off its line
   Outcome outcome() const;
 
   int count_ = 0;

@@ -11,7 +11,10 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "ictus/model.h"
 #include "ictus/model_file.h"
+#include "ictus/simulation.h"
+#include "ictus/system.h"
 #include "support/test_support.h"
 
 namespace ictus {
@@ -33,28 +36,27 @@ constexpr double kL1 = 1.0, kL2 = 0.8, kM1 = 1.0, kM2 = 0.7, kG = 9.81, kMu = 0.
 // M_i = -s_i mu r |R_i| (s1 = sgn w1, s2 = sgn(w2 - w1)) then closes it: the
 // normal forces are iterated here to a fixed point (a reference, not the
 // method under test). Returns (th1'', th2'', |R1|, |R2|).
-Eigen::Vector4d newton_euler(double th1, double th2, double w1, double w2) {
+using Matrix6 = Eigen::Matrix<double, 6, 6>;
+using Vector6 = Eigen::Matrix<double, 6, 1>;
+
+// The left side of those equations in the unknowns (a1, a2, R1x, R1z, R2x,
+// R2z), the same for an impact's velocity changes and impulses.
+Matrix6 rod_equations(double th1, double th2) {
   const double h1 = kL1 / 2, h2 = kL2 / 2, I1 = kM1 * kL1 * kL1 / 12, I2 = kM2 * kL2 * kL2 / 12;
   const Eigen::Vector2d u1(std::sin(th1), -std::cos(th1)), n1(std::cos(th1), std::sin(th1));
   const Eigen::Vector2d u2(std::sin(th2), -std::cos(th2)), n2(std::cos(th2), std::sin(th2));
   auto cross = [](const Eigen::Vector2d& r, int force_x) {  // r x e_force about -y
     return force_x == 0 ? -r.y() : r.x();
   };
-  // unknowns (a1, a2, R1x, R1z, R2x, R2z)
-  Eigen::Matrix<double, 6, 6> A = Eigen::Matrix<double, 6, 6>::Zero();
-  Eigen::Matrix<double, 6, 1> b0 = Eigen::Matrix<double, 6, 1>::Zero();
+  Matrix6 A = Matrix6::Zero();
   for (int c = 0; c < 2; ++c) {
-    // m1 h1 (a1 n1 - w1^2 u1) - R1 + R2 = m1 g
+    // m1 h1 a1 n1 - R1 + R2 = ...,   m2 (2 h1 a1 n1 + h2 a2 n2) - R2 = ...
     A(c, 0) = kM1 * h1 * n1(c);
     A(c, 2 + c) = -1.0;
     A(c, 4 + c) = 1.0;
-    b0(c) = kM1 * h1 * w1 * w1 * u1(c) + (c == 1 ? -kM1 * kG : 0.0);
-    // m2 (2 h1 (a1 n1 - w1^2 u1) + h2 (a2 n2 - w2^2 u2)) - R2 = m2 g
     A(2 + c, 0) = kM2 * 2 * h1 * n1(c);
     A(2 + c, 1) = kM2 * h2 * n2(c);
     A(2 + c, 4 + c) = -1.0;
-    b0(2 + c) =
-        kM2 * (2 * h1 * w1 * w1 * u1(c) + h2 * w2 * w2 * u2(c)) + (c == 1 ? -kM2 * kG : 0.0);
     // I1 a1 - (-h1 u1) x R1 - (h1 u1) x (-R2) = M1 - M2;  I2 a2 - (-h2 u2) x R2 = M2
     A(4, 2 + c) = -cross(-h1 * u1, c);
     A(4, 4 + c) = cross(h1 * u1, c);
@@ -62,17 +64,36 @@ Eigen::Vector4d newton_euler(double th1, double th2, double w1, double w2) {
   }
   A(4, 0) = I1;
   A(5, 1) = I2;
-  const double s1 = w1 > 0 ? 1.0 : -1.0, s2 = w2 - w1 > 0 ? 1.0 : -1.0;
+  return A;
+}
+
+// A x = b0 with the pins' moments M1 = -s1 mu r |R1|, M2 = -s2 mu r |R2|
+// added, iterated to its fixed point (a reference, not the method under test)
+Vector6 with_coulomb(const Matrix6& A, const Vector6& b0, double s1, double s2) {
   const auto lu = A.fullPivLu();
-  Eigen::Matrix<double, 6, 1> x = lu.solve(b0);
+  Vector6 x = lu.solve(b0);
   for (int iteration = 0; iteration < 200; ++iteration) {
     const double M1 = -s1 * kMu * kR * x.segment<2>(2).norm();
     const double M2 = -s2 * kMu * kR * x.segment<2>(4).norm();
-    Eigen::Matrix<double, 6, 1> b = b0;
+    Vector6 b = b0;
     b(4) += M1 - M2;
     b(5) += M2;
     x = lu.solve(b);
   }
+  return x;
+}
+
+Eigen::Vector4d newton_euler(double th1, double th2, double w1, double w2) {
+  const double h1 = kL1 / 2, h2 = kL2 / 2;
+  const Eigen::Vector2d u1(std::sin(th1), -std::cos(th1)), u2(std::sin(th2), -std::cos(th2));
+  Vector6 b0 = Vector6::Zero();
+  for (int c = 0; c < 2; ++c) {
+    b0(c) = kM1 * h1 * w1 * w1 * u1(c) + (c == 1 ? -kM1 * kG : 0.0);
+    b0(2 + c) =
+        kM2 * (2 * h1 * w1 * w1 * u1(c) + h2 * w2 * w2 * u2(c)) + (c == 1 ? -kM2 * kG : 0.0);
+  }
+  const Vector6 x =
+      with_coulomb(rod_equations(th1, th2), b0, w1 > 0 ? 1.0 : -1.0, w2 - w1 > 0 ? 1.0 : -1.0);
   return {x(0), x(1), x.segment<2>(2).norm(), x.segment<2>(4).norm()};
 }
 
@@ -141,6 +162,58 @@ TEST(FrictionChain, DoublePendulumWithStrongPinFrictionComesToRestStuck) {
     EXPECT_EQ(r.final(j + ".friction_mode"), 0.0) << j;
     EXPECT_LE(std::abs(r.final(j + ".friction")), 1.2 * 0.1 * r.final(j + ".normal")) << j;
   }
+}
+
+double channel(Simulation& s, const std::string& name) {
+  System& system = s.system();
+  const int k = system.find_channel(name);
+  system.evaluate(s.time(), s.state(), Stage::kDynamics);
+  return system.channel_value(k);
+}
+
+// Kicked sideways at the lower rod's centre while both pins slip, the pins
+// take friction impulses mu r |P| against their rates after the kick, P the
+// radial reaction impulses, which turn in the plane as the reactions do.
+// The same equations with velocity changes and impulses (no gravity, no
+// w^2 terms, the kick J on the lower rod) give the rates after it; of the
+// four ways the two can slip after the kick exactly one is consistent, and
+// here the kick turns the elbow round. Before, the impact stopped the run
+// ("does not stay on one line").
+TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsKickedTakesCoulombsLawInTheImpact) {
+  Simulation s(load_model(test::source_path("examples/double_pendulum_friction.yaml")));
+  ASSERT_TRUE(s.advance_to(0.1));
+  const double th1 = std::atan2(channel(s, "upper.x"), -channel(s, "upper.z"));
+  const double th2 = std::atan2(channel(s, "lower.x") - 2 * channel(s, "upper.x"),
+                                -(channel(s, "lower.z") - 2 * channel(s, "upper.z")));
+  const double w1 = -channel(s, "upper.wy"), w2 = -channel(s, "lower.wy");
+  const double J = 2.0;
+  Action kick;
+  kick.kind = Action::Kind::kImpulse;
+  kick.target = "lower";
+  kick.linear_impulse = Vec3(J, 0.0, 0.0);
+  ASSERT_TRUE(s.apply({kick}, "kick"));
+  const double w1_after = -channel(s, "upper.wy"), w2_after = -channel(s, "lower.wy");
+  Vector6 b0 = Vector6::Zero();
+  b0(2) = J;
+  int consistent = 0;
+  Vector6 reference = Vector6::Zero();
+  for (const double s1 : {1.0, -1.0})
+    for (const double s2 : {1.0, -1.0}) {
+      const Vector6 x = with_coulomb(rod_equations(th1, th2), b0, s1, s2);
+      if (s1 * (w1 + x(0)) > 0 && s2 * ((w2 + x(1)) - (w1 + x(0))) > 0) {
+        ++consistent;
+        reference = x;
+      }
+    }
+  ASSERT_EQ(consistent, 1);
+  EXPECT_NEAR(w1_after, w1 + reference(0), 1e-9 * (1 + std::abs(w1_after)));
+  EXPECT_NEAR(w2_after, w2 + reference(1), 1e-9 * (1 + std::abs(w2_after)));
+  EXPECT_GT(w2 - w1, 0.0);  // the elbow turned round by the kick
+  EXPECT_LT(w2_after - w1_after, 0.0);
+  EXPECT_EQ(channel(s, "elbow.friction_mode"), -1.0);
+  EXPECT_NE(channel(s, "shoulder.friction_mode"), 0.0);
+  s.run();
+  EXPECT_LT(std::abs(channel(s, "energy.balance")), 1e-9);
 }
 
 // In the plane y = 0 each ball's whole reaction is its pin's radial one and

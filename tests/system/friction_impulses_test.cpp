@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <cmath>
 
 #include "../../src/friction_impulses.h"
 
@@ -174,9 +175,27 @@ TEST(FrictionImpulses, TwoGuidesOfOneMotionHoldTogetherWithImpulsesThatAreOneCho
   EXPECT_FALSE(slips.indeterminate());
 }
 
-TEST(FrictionImpulses, SeveralJointsWhoseReactionLeavesItsLineAreNotSolved) {
+// The stacked blocks with the upper guide's reaction impulse moved across
+// its line by the lower guide's friction, P1 = (0, J, F0): the lower block's
+// friction impulse stays mu1 J = 3 N s, the upper's is mu2 |P1| =
+// 0.5 sqrt(109) N s, and both give way forward (rates 2.2202 and 1.4747 m/s).
+TEST(FrictionImpulses, SeveralJointsWhoseReactionLeavesItsLineTakeItsLength) {
   FrictionImpulses problem = stacked(1.0, 4.0, 0.3, 0.5, 20.0, 10.0);
   problem.set_response(1, 0, -1.0, Eigen::Vector3d(0.0, 0.0, 1.0));
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_EQ(problem.off_line(), 1);
+  EXPECT_NEAR(problem.impulse(0), -3.0, 1e-12);
+  EXPECT_NEAR(problem.impulse(1), -0.5 * std::sqrt(109.0), 1e-12);
+  EXPECT_EQ(problem.mode(0), 1);
+  EXPECT_EQ(problem.mode(1), 1);
+}
+
+// Where a combination's friction impulses change the reaction impulses as
+// much as they are (mu0 |dP1/dF0| = 1.5), its solution need not be unique:
+// the impact is not decided.
+TEST(FrictionImpulses, SeveralJointsOffTheirLinesBeyondAContractionAreNotDecided) {
+  FrictionImpulses problem = stacked(1.0, 4.0, 0.3, 0.5, 20.0, 10.0);
+  problem.set_response(1, 0, -1.0, Eigen::Vector3d(0.0, 0.0, 5.0));
   EXPECT_EQ(problem.solve(), Outcome::kOffLine);
   EXPECT_EQ(problem.off_line(), 1);
 }
