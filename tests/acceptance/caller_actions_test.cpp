@@ -30,22 +30,15 @@ Action switch_action(const std::string& element, bool on) {
   return a;
 }
 
-double channel(Simulation& s, const std::string& name) {
-  System& system = s.system();
-  const int k = system.find_channel(name);
-  system.evaluate(s.time(), s.state(), Stage::kDynamics);
-  return system.channel_value(k);
-}
-
 TEST(CallerActions, AnImpulseOnAFreeBodyChangesItsMomentumByTheImpulse) {
   // the docking example's ship drifts freely until the latch closes (about 2 s)
   const Model model = load_model(test::source_path("examples/docking.yaml"));
   Simulation s(model);
   ASSERT_TRUE(s.advance_to(1.0));
   const double mass = model.bodies()[static_cast<std::size_t>(model.body_index("ship"))].mass;
-  const double before = channel(s, "ship.vx");
+  const double before = test::channel_now(s, "ship.vx");
   ASSERT_TRUE(s.apply({impulse_on("ship", Vec3(2.0, 0.0, 0.0))}, "kick"));
-  EXPECT_NEAR(mass * (channel(s, "ship.vx") - before), 2.0, 1e-12 * 2.0);
+  EXPECT_NEAR(mass * (test::channel_now(s, "ship.vx") - before), 2.0, 1e-12 * 2.0);
   ASSERT_GE(s.events().size(), 2u);
   EXPECT_EQ(s.events()[s.events().size() - 2].kind, "event");
   EXPECT_EQ(s.events()[s.events().size() - 2].name, "kick");
@@ -60,12 +53,12 @@ TEST(CallerActions, AnImpulseOnAFreeBodyChangesItsMomentumByTheImpulse) {
 TEST(CallerActions, GravitySwitchedOffLeavesThePendulumTurningAtItsRate) {
   Simulation s(load_model(test::source_path("examples/pendulum.yaml")));
   ASSERT_TRUE(s.advance_to(0.3));
-  const double omega = channel(s, "pivot.omega");
+  const double omega = test::channel_now(s, "pivot.omega");
   ASSERT_TRUE(s.apply({switch_action("gravity", false)}));
   EXPECT_FALSE(s.system().enabled("gravity"));
   ASSERT_TRUE(s.advance_to(1.0));
-  EXPECT_NEAR(channel(s, "pivot.omega"), omega, 1e-8 * std::abs(omega));
-  EXPECT_LT(std::abs(channel(s, "energy.balance")), 1e-8);
+  EXPECT_NEAR(test::channel_now(s, "pivot.omega"), omega, 1e-8 * std::abs(omega));
+  EXPECT_LT(std::abs(test::channel_now(s, "energy.balance")), 1e-8);
 }
 
 TEST(CallerActions, AStopEndsTheRunAndABadTargetChangesNothing) {

@@ -164,13 +164,6 @@ TEST(FrictionChain, DoublePendulumWithStrongPinFrictionComesToRestStuck) {
   }
 }
 
-double channel(Simulation& s, const std::string& name) {
-  System& system = s.system();
-  const int k = system.find_channel(name);
-  system.evaluate(s.time(), s.state(), Stage::kDynamics);
-  return system.channel_value(k);
-}
-
 // Kicked sideways at the lower rod's centre while both pins slip, the pins
 // take friction impulses mu r |P| against their rates after the kick, P the
 // radial reaction impulses, which turn in the plane as the reactions do.
@@ -182,17 +175,19 @@ double channel(Simulation& s, const std::string& name) {
 TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsKickedTakesCoulombsLawInTheImpact) {
   Simulation s(load_model(test::source_path("examples/double_pendulum_friction.yaml")));
   ASSERT_TRUE(s.advance_to(0.1));
-  const double th1 = std::atan2(channel(s, "upper.x"), -channel(s, "upper.z"));
-  const double th2 = std::atan2(channel(s, "lower.x") - 2 * channel(s, "upper.x"),
-                                -(channel(s, "lower.z") - 2 * channel(s, "upper.z")));
-  const double w1 = -channel(s, "upper.wy"), w2 = -channel(s, "lower.wy");
+  const double th1 = std::atan2(test::channel_now(s, "upper.x"), -test::channel_now(s, "upper.z"));
+  const double th2 =
+      std::atan2(test::channel_now(s, "lower.x") - 2 * test::channel_now(s, "upper.x"),
+                 -(test::channel_now(s, "lower.z") - 2 * test::channel_now(s, "upper.z")));
+  const double w1 = -test::channel_now(s, "upper.wy"), w2 = -test::channel_now(s, "lower.wy");
   const double J = 2.0;
   Action kick;
   kick.kind = Action::Kind::kImpulse;
   kick.target = "lower";
   kick.linear_impulse = Vec3(J, 0.0, 0.0);
   ASSERT_TRUE(s.apply({kick}, "kick"));
-  const double w1_after = -channel(s, "upper.wy"), w2_after = -channel(s, "lower.wy");
+  const double w1_after = -test::channel_now(s, "upper.wy"),
+               w2_after = -test::channel_now(s, "lower.wy");
   Vector6 b0 = Vector6::Zero();
   b0(2) = J;
   int consistent = 0;
@@ -210,10 +205,10 @@ TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsKickedTakesCoulombsLawInThe
   EXPECT_NEAR(w2_after, w2 + reference(1), 1e-9 * (1 + std::abs(w2_after)));
   EXPECT_GT(w2 - w1, 0.0);  // the elbow turned round by the kick
   EXPECT_LT(w2_after - w1_after, 0.0);
-  EXPECT_EQ(channel(s, "elbow.friction_mode"), -1.0);
-  EXPECT_NE(channel(s, "shoulder.friction_mode"), 0.0);
+  EXPECT_EQ(test::channel_now(s, "elbow.friction_mode"), -1.0);
+  EXPECT_NE(test::channel_now(s, "shoulder.friction_mode"), 0.0);
   s.run();
-  EXPECT_LT(std::abs(channel(s, "energy.balance")), 1e-9);
+  EXPECT_LT(std::abs(test::channel_now(s, "energy.balance")), 1e-9);
 }
 
 // In the plane y = 0 each ball's whole reaction is its pin's radial one and

@@ -1,5 +1,7 @@
 #include "support/test_support.h"
 
+#include "ictus/system.h"
+
 #include <fmt/format.h>
 
 #include <gtest/gtest.h>
@@ -49,6 +51,14 @@ double RecordedRun::max_abs(const std::string& channel) const {
   double m = 0.0;
   for (double v : (*this)[channel]) m = std::max(m, std::abs(v));
   return m;
+}
+
+double channel_now(Simulation& simulation, const std::string& name) {
+  System& system = simulation.system();
+  const int k = system.find_channel(name);
+  if (k < 0) throw std::invalid_argument("channel_now: no channel " + name);
+  system.evaluate(simulation.time(), simulation.state(), Stage::kDynamics);
+  return system.channel_value(k);
 }
 
 RecordedRun run_and_record(const Model& model, const std::vector<std::string>& channels) {

@@ -45,6 +45,10 @@ struct RecordedRun {
 /// Runs `model` recording `channels` at its output grid.
 RecordedRun run_and_record(const Model& model, const std::vector<std::string>& channels);
 
+/// Channel `name` of a run where it stands (between advance_to() or apply()
+/// calls), the System evaluated there with its dynamics.
+double channel_now(Simulation& simulation, const std::string& name);
+
 /// Saves `original` (a run of `model`, recorded by `in_place` from its start)
 /// where it stands, finishes it, continues a new Simulation of `model` from
 /// the checkpoint, and expects the samples after the save, the number of
