@@ -1,8 +1,11 @@
 #include "spatial_slip.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace ictus::internal {
@@ -14,7 +17,7 @@ Eigen::Index padded_size(int count) {
   return static_cast<Eigen::Index>(std::bit_ceil(static_cast<unsigned>(std::max(count, 2))));
 }
 
-// the residual at which N counts as solved, relative to the largest normal
+// the error at which N counts as solved, relative to the largest normal
 // force or reaction: a few hundred round-offs of the sums in phi
 constexpr double kTolerance = 1e-13;
 // each iteration shrinks the residual by rho at least, and Newton's by far
@@ -35,6 +38,7 @@ void SpatialSlip::reserve(int capacity) {
   lever_.setZero(k);
   normal_.setZero(k);
   for (Eigen::VectorXd* v : {&trial_, &phi_, &fixed_, &step_, &rhs_}) v->setZero(padded);
+  weight_.setOnes(k);
   jacobian_.setIdentity(padded, padded);
   lu_.clear();
   for (Eigen::Index size = 2; size <= padded; size *= 2) lu_.emplace_back(size);
@@ -66,7 +70,7 @@ double SpatialSlip::residual(const Eigen::VectorXd& N, bool with_jacobian) {
     const bool joint = joint_[static_cast<std::size_t>(i)] != 0;
     const double length = f.norm();
     phi_(i) = joint ? length : f.x();
-    largest = std::max(largest, std::abs(N(i) - phi_(i)));
+    largest = std::max(largest, std::abs(N(i) - phi_(i)) / weight_(i));
     if (!with_jacobian) continue;
     // d phi_i / dN_j = u_i . t_ij lever_j, u_i the unit reaction (a
     // contact's x); a zero reaction: its subgradient 0
@@ -78,47 +82,87 @@ double SpatialSlip::residual(const Eigen::VectorXd& N, bool with_jacobian) {
   return largest;
 }
 
+std::string SpatialSlip::Result::why_not_solved() const {
+  if (!unique)
+    return fmt::format(
+        "the friction changes the normal forces as much as they are (the spectral radius of "
+        "K = mu |df_i/dF_j|, mu r for a pin or ball, is 1 or more; K's largest row sum is "
+        "{:.6g}): the solution need not be unique, Painleve's paradox is possible",
+        contraction);
+  return fmt::format(
+      "the fixed point of the normal forces did not converge in {} iterations (contraction {:.6g})",
+      iterations, contraction);
+}
+
 SpatialSlip::Result SpatialSlip::solve() {
   Result result;
   const int n = count_;
-  for (int i = 0; i < n; ++i) {
-    double row = 0.0;
-    for (int j = 0; j < n; ++j) row += T_.block<3, 1>(3 * i, j).norm() * std::abs(lever_(j));
-    result.contraction = std::max(result.contraction, row);
+  if (n == 0) {
+    result.unique = result.solved = true;
+    return result;
   }
-  if (!(result.contraction < 1.0)) return result;
-  const double rho = result.contraction;
-  double reactions = 0.0;
-  for (int i = 0; i < n; ++i) reactions = std::max(reactions, f0_.col(i).norm());
   const Eigen::Index padded = padded_size(n);
   Eigen::PartialPivLU<Eigen::MatrixXd>& lu =
       lu_[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(padded)) - 1)];
+  // K_ij = |t_ij| |lever_j| bounds phi's changes. (I - K) w = 1 has a
+  // solution w >= 1 exactly when K's spectral radius is below 1 (K >= 0:
+  // then w = sum_m K^m 1, and conversely K w = w - 1 < w bounds it,
+  // Collatz-Wielandt); phi is then a contraction by q = 1 - 1 / max w in
+  // the weighted norm max_i |x_i| / w_i.
+  auto K = [&](int i, int j) { return T_.block<3, 1>(3 * i, j).norm() * std::abs(lever_(j)); };
+  jacobian_.topLeftCorner(padded, padded).setIdentity();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) jacobian_(i, j) -= K(i, j);
+  rhs_.setZero();
+  rhs_.head(n).setOnes();
+  lu.compute(jacobian_.topLeftCorner(padded, padded));
+  step_.head(padded) = lu.solve(rhs_.head(padded));
+  weight_.head(n) = step_.head(n);
+  if (!weight_.head(n).allFinite() || weight_.head(n).minCoeff() < 1.0 - 1e-12) {
+    // not unique: K's largest row sum, for the message (its spectral
+    // radius, at least 1 here, is at most that)
+    for (int i = 0; i < n; ++i) {
+      double row = 0.0;
+      for (int j = 0; j < n; ++j) row += K(i, j);
+      result.contraction = std::max(result.contraction, row);
+    }
+    return result;
+  }
+  result.unique = true;
+  const double largest_weight = weight_.head(n).maxCoeff();
+  const double q = 1.0 - 1.0 / largest_weight;
+  result.contraction = q;
+  double reactions = 0.0;
+  for (int i = 0; i < n; ++i) reactions = std::max(reactions, f0_.col(i).norm());
+  // the error is at most the weighted residual / (1 - q)
+  const double tolerance =
+      std::max(kTolerance * (1.0 - q), 4.0 * std::numeric_limits<double>::epsilon());
   jacobian_.topLeftCorner(padded, padded).setIdentity();
   rhs_.setZero();
   trial_.setZero();
   // from N = 0: the first fixed-point step gives the normal forces without
   // the set's friction
-  for (; result.iterations < kMaxIterations; ++result.iterations) {
+  for (;; ++result.iterations) {
     const double r = residual(normal_, true);
     const double scale = std::max(reactions, normal_.head(n).cwiseAbs().maxCoeff());
     if (!std::isfinite(r)) return result;
-    if (r <= kTolerance * scale) {
+    if (largest_weight * r <= tolerance * scale) {
       result.solved = true;
       return result;
     }
+    if (result.iterations == kMaxIterations) return result;
     fixed_.head(n) = phi_.head(n);
     rhs_.head(n) = phi_.head(n) - normal_.head(n);
     lu.compute(jacobian_.topLeftCorner(padded, padded));
     step_.head(padded) = lu.solve(rhs_.head(padded));
     trial_.head(n) = normal_.head(n) + step_.head(n);
-    // a fixed-point step would leave at most rho r: Newton's is kept when
-    // it does as well
-    if (residual(trial_, false) <= rho * r)
+    // a fixed-point step would leave at most q r: Newton's is kept when it
+    // does as well
+    if (residual(trial_, false) <= q * r)
       normal_.head(n) = trial_.head(n);
     else
       normal_.head(n) = fixed_.head(n);
   }
-  return result;
 }
 
 }  // namespace ictus::internal

@@ -8,19 +8,21 @@
 // for a joint and N_i = f_i.x (signed, compressive positive) for a contact
 // tangent. In the normal forces this is the fixed point N = phi(N),
 //   phi_i(N) = |f0_i + sum_j t_ij lever_j N_j|,
-// with |phi_i(N) - phi_i(N')| <= sum_j |t_ij| |lever_j| |N_j - N'_j|. While
-// rho = max_i sum_j |t_ij| |lever_j| < 1, phi is a contraction in the max
-// norm: exactly one solution (Banach), and each fixed-point step shrinks
-// the residual |N - phi(N)| by rho at least. solve() takes Newton steps
-// (the Jacobian I - D phi is strictly diagonally dominant) and keeps one
-// only where it shrinks the residual as much as a fixed-point step would,
-// else takes the fixed-point step: it converges whatever the start. Where
-// rho >= 1 the solution need not be unique (Painleve) and nothing is solved.
+// with |phi_i(N) - phi_i(N')| <= sum_j K_ij |N_j - N'_j|, K_ij = |t_ij|
+// |lever_j|. While K's spectral radius is below 1, phi is a contraction (by
+// q < 1 in a weighted max norm, the weights from (I - K) w = 1): exactly
+// one solution (Banach), and each fixed-point step shrinks the residual
+// |N - phi(N)| by q at least. solve() takes Newton steps (I - D phi is
+// nonsingular: |D phi| <= K) and keeps one only where it shrinks the
+// residual as much as a fixed-point step would, else takes the fixed-point
+// step: it converges whatever the start. Where the spectral radius is 1 or
+// more the solution need not be unique (Painleve) and nothing is solved.
 // Where the reactions lie on lines, CoupledSlip (coupled_slip.h) enumerates
 // their sides exactly instead.
 #pragma once
 
 #include <Eigen/Dense>
+#include <string>
 #include <vector>
 
 namespace ictus::internal {
@@ -41,9 +43,12 @@ class SpatialSlip {
   void set_response(int i, int j, const Eigen::Vector3d& t) { T_.block<3, 1>(3 * i, j) = t; }
 
   struct Result {
-    bool solved = false;       // rho < 1 and the residual below round-off
-    double contraction = 0.0;  // rho
+    bool unique = false;       // K's spectral radius below 1
+    bool solved = false;       // unique, and converged to round-off
+    double contraction = 0.0;  // q where unique, else K's largest row sum
     int iterations = 0;
+    /// Why not solved, for a message: "the friction changes ...".
+    std::string why_not_solved() const;
   };
   Result solve();
   double force(int i) const { return lever_(i) * normal_(i); }
@@ -51,14 +56,14 @@ class SpatialSlip {
 
  private:
   /// phi(N) into phi_, and into jacobian_ (top-left count x count) I - D phi
-  /// if asked; returns |N - phi(N)| in the max norm.
+  /// if asked; returns |N - phi(N)| in the weighted max norm.
   double residual(const Eigen::VectorXd& N, bool with_jacobian);
 
   int count_ = 0;
   std::vector<char> joint_;
   Eigen::MatrixXd f0_;  // 3 x capacity
   Eigen::MatrixXd T_;   // 3 capacity x capacity: the rows of element i from 3 i
-  Eigen::VectorXd lever_, normal_;
+  Eigen::VectorXd lever_, normal_, weight_;
   Eigen::VectorXd trial_, phi_, fixed_, step_, rhs_;      // padded
   Eigen::MatrixXd jacobian_;                              // padded to a power of two
   std::vector<Eigen::PartialPivLU<Eigen::MatrixXd>> lu_;  // sizes 2, 4, 8, ...

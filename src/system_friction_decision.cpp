@@ -337,6 +337,14 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       off_line[static_cast<std::size_t>(i)] = 1;
       y0v.col(i) = f0;
       Tv.middleRows(3 * i, 3) = R;
+      // its line for the complementarity problem's linear guess (the exact
+      // test takes |f|): the reaction of the instant, as a ball's
+      const Vec3 now = f0 + R * current;
+      if (now.norm() > 0.0) {
+        const Vec3 along = now.normalized();
+        y0(o) = along.dot(f0);
+        for (int c = 0; c < n; ++c) T(o, c) = along.dot(R.col(c));
+      }
     }
   }
 
@@ -478,8 +486,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   std::vector<int> slipping_balls;
   bool unsolved = false;
   std::vector<int> slipping_spatial;  // scalar elements off their lines
-  bool spatial_unsolved = false;
-  double spatial_contraction = 0.0;
+  std::string spatial_why;            // why a combination was not solved (the last)
   auto ball_scale = [&](int i) {
     const double trace = C.block<3, 3>(off(i), off(i)).trace() / 3.0;
     return trace > 0.0 && std::isfinite(trace) ? trace : 1.0;
@@ -506,14 +513,21 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // Slipping scalar elements off their lines: with their forces given, the
   // rest of the combination is linear, so their reactions are affine in
   // those forces and the law F = -s mu |f(F)| is the dynamics' fixed point
-  // (spatial_slip.h), solved where its solution is unique (contraction
-  // below 1); beyond that not solved (`spatial_unsolved`, the largest
-  // contraction met). The forces in `solution`; false where not solved.
+  // (spatial_slip.h), solved where its solution is unique; beyond that not
+  // solved (`spatial_why` says why). The forces in `solution`; false where
+  // not solved. A singular system is taken at its minimum-norm solution
+  // where some element is stuck (statically indeterminate stuck forces; the
+  // stuck forces at their limits are not searched here), and has none where
+  // all slip, as below.
   auto solve_off_line_slips = [&]() -> bool {
     const auto m = static_cast<int>(slipping_spatial.size());
     given.setZero();
     fill();
     const Eigen::CompleteOrthogonalDecomposition<MatX> rows(A);
+    bool any_stuck = false;
+    for (int i = 0; i < k; ++i)
+      any_stuck = any_stuck || mode[static_cast<std::size_t>(i)] == kStick;
+    if (rows.rank() < n && !any_stuck) return false;
     const VecX base = rows.solve(b);
     MatX unit(n, m);  // the forces' response to a unit force of each
     for (int c = 0; c < m; ++c) {
@@ -532,8 +546,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     }
     const internal::SpatialSlip::Result result = set.solve();
     if (!result.solved) {
-      spatial_unsolved = true;
-      spatial_contraction = std::max(spatial_contraction, result.contraction);
+      spatial_why = result.why_not_solved();
       return false;
     }
     solution = base;
@@ -700,12 +713,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   auto not_solved = [&]() {
     std::string out;
     if (unsolved) out += "; combinations with more than two balls slipping are not solved";
-    if (spatial_unsolved)
-      out += fmt::format(
-          "; combinations whose slipping joints' reactions leave their lines are solved only "
-          "where the friction changes their normal forces less than they are, max_i sum_j mu_j "
-          "|dN_i/dF_j| < 1 (up to {:.6g} here)",
-          spatial_contraction);
+    if (!spatial_why.empty())
+      out += "; a combination whose slipping joints' reactions leave their lines is not solved: " +
+             spatial_why;
     return out;
   };
   if (deciding <= kMaxFrictionEnumerated && enumerate()) {

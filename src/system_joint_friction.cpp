@@ -424,14 +424,11 @@ void System::Impl::solve_joint_friction() {
       const internal::SpatialSlip::Result solved = spatial.solve();
       if (!solved.solved)
         throw SimulationError(
-            t, fmt::format(
-                   "{}: slipping together with reactions that do not stay on one line, Coulomb "
-                   "friction with the reactions as normal forces is solved only where the "
-                   "friction changes the normal forces less than they are, max_i sum_j mu_j "
-                   "|dN_i/dF_j| < 1 (mu r for a pin or ball); here it is {:.6g}: Painleve's "
-                   "paradox is possible and the rigid model may not determine the motion. Lower "
-                   "mu, or model the joints' compliance",
-                   sites(), solved.contraction));
+            t, fmt::format("{}: slipping together with reactions that do not stay on one line, "
+                           "Coulomb friction with the reactions as normal forces is not solved "
+                           "here: {}; the rigid model may not determine the motion. Lower mu, "
+                           "or model the joints' compliance",
+                           sites(), solved.why_not_solved()));
       for (int i = 0; i < together; ++i) slip_force[static_cast<std::size_t>(i)] = spatial.force(i);
     } else {
       const internal::CoupledSlip::Result solved = set.solve();

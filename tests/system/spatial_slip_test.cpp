@@ -133,6 +133,27 @@ TEST(SpatialSlip, AContactTangentKeepsItsSignedNormalForce) {
   EXPECT_LT(worst_equation(set, f0, t, {false, true}), 1e-12);
 }
 
+// A row of K = |t_ij| |lever_j| sums to 1.5, but K's spectral radius is
+// sqrt(1.5 * 0.1) = 0.387: phi is a contraction in a weighted norm, the
+// solution unique and found.
+TEST(SpatialSlip, AContractionInAWeightedNormIsSolved) {
+  SpatialSlip set;
+  set.reserve(2);
+  set.start(2);
+  const std::vector<Vector3d> f0 = {Vector3d(1.0, 0.0, 0.0), Vector3d(0.0, 2.0, 0.0)};
+  const std::vector<std::vector<Vector3d>> t = {{Vector3d::Zero(), Vector3d(0.0, 0.0, 3.0)},
+                                                {Vector3d(0.2, 0.0, 0.0), Vector3d::Zero()}};
+  set.set_element(0, f0[0], -0.5, true);
+  set.set_element(1, f0[1], 0.5, true);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) set.set_response(i, j, t[i][j]);
+  const SpatialSlip::Result result = set.solve();
+  ASSERT_TRUE(result.solved);
+  // q = 1 - 1 / max w, (I - K) w = 1: w = (2.5, 1.1) / 0.85
+  EXPECT_NEAR(result.contraction, 1.0 - 0.85 / 2.5, 1e-12);
+  EXPECT_LT(worst_equation(set, f0, t, {true, true}), 1e-12);
+}
+
 // No reaction at all: nothing presses, no friction (exactly zero).
 TEST(SpatialSlip, NoReactionsNoFriction) {
   SpatialSlip set;
@@ -158,8 +179,9 @@ TEST(SpatialSlip, NoContractionIsNotSolved) {
   set.set_element(1, Vector3d(0.0, 1.0, 0.0), 0.5, true);
   set.set_response(0, 0, Vector3d(-2.5, 0.0, 0.0));
   const SpatialSlip::Result result = set.solve();
+  EXPECT_FALSE(result.unique);
   EXPECT_FALSE(result.solved);
-  EXPECT_DOUBLE_EQ(result.contraction, 1.25);
+  EXPECT_NEAR(result.contraction, 1.25, 1e-12);  // K's largest row sum
   double first = 0.0, second = 0.0;
   EXPECT_EQ(internal::slip_normal(Vector3d(1.0, 0.0, 0.0), Vector3d(-2.5, 0.0, 0.0), 0.5, -1,
                                   &first, &second),
