@@ -142,6 +142,30 @@ TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsMatchesTheNewtonEulerEquati
              checked, worst);
 }
 
+// Three rods on three frictional pins from rest: all three start to slip
+// at once and slip together throughout, each moment mu r |N| of its pin's
+// radial reaction at every state, the energy balance closed.
+TEST(FrictionChain, TriplePendulumOnThreeFrictionalPinsSlipsTogether) {
+  const test::RecordedRun r = test::run_and_record(
+      load_model(test::source_path("tests/models/triple_pendulum_friction.yaml")),
+      {"first.friction", "second.friction", "third.friction", "first.normal", "second.normal",
+       "third.normal", "first.friction_mode", "second.friction_mode", "third.friction_mode",
+       "energy.balance"});
+  ASSERT_GE(r.events.size(), 3u);
+  for (std::size_t e = 0; e < 3; ++e) {
+    EXPECT_EQ(r.events[e].kind, "slip") << e;
+    EXPECT_EQ(r.events[e].t, 0.0) << e;
+  }
+  EXPECT_DOUBLE_EQ(r.t.back(), 3.0);
+  for (std::size_t k = 0; k < r.t.size(); ++k)
+    for (const std::string j : {"first", "second", "third"}) {
+      ASSERT_NE(r[j + ".friction_mode"][k], 0.0) << j << " at " << r.t[k];
+      const double N = r[j + ".normal"][k];
+      EXPECT_NEAR(std::abs(r[j + ".friction"][k]), kMu * kR * N, 1e-12 * N) << j;
+    }
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
 // With mu = 1, mu_s = 1.2 and r = 0.1 m the pins stick and slip again,
 // alone and together (the elbow held while the shoulder slips, both decided
 // at one instant), until both hold for good at 5.73 s: at rest, each

@@ -295,6 +295,16 @@ TEST(StepLoopAllocation, DoublePendulumOnTwoFrictionalPins) {
   EXPECT_GT(steps, 20);
 }
 
+// Three: the set padded to four in the workspace.
+TEST(StepLoopAllocation, TriplePendulumOnThreeFrictionalPins) {
+  Model model = load_model(test::source_path("tests/models/triple_pendulum_friction.yaml"));
+  model.settings().until = 0.025;  // before the first reversal, at 0.028 s
+  model.settings().output_step = 1e-3;
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps), 0);
+  EXPECT_GT(steps, 5);
+}
+
 // A pendulum stuck by its pin friction from the start (held by the hold row).
 TEST(StepLoopAllocation, PendulumStuckByPinFriction) {
   Model model =

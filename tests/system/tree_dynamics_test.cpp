@@ -31,7 +31,7 @@ bool sparse_only(const std::string& name) {
         "tests/models/ball_friction_pendulum", "tests/models/ball_friction_spherical_pendulum",
         "tests/models/ball_friction_spin", "tests/models/ladder_friction",
         "tests/models/pin_friction_pendulum", "tests/models/stacked_blocks_friction",
-        "tests/models/three_flat_boxes"})
+        "tests/models/three_flat_boxes", "tests/models/triple_pendulum_friction"})
     if (name == friction) return true;
   return false;
 }
