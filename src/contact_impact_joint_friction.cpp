@@ -305,10 +305,10 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
           break;
         case FrictionImpulses::Outcome::kOffLine:
           throw not_built(fmt::format(
-              "and {}'s transverse reaction impulse leaves its line while the joints' friction "
-              "impulses change the reaction impulses as much as they are (max_i sum_j mu_j "
-              "|dP_i/dF_j| >= 1): the solution need not be unique, and ictus does not decide it",
-              site_label(s, *joints[static_cast<std::size_t>(problem.off_line())].fj)));
+              "and {}'s transverse reaction impulse leaves its line; a combination of them "
+              "stuck and slipping is not solved: {}; ictus does not decide it",
+              site_label(s, *joints[static_cast<std::size_t>(problem.off_line())].fj),
+              problem.off_line_why()));
       }
       joint_solutions = problem.solutions();
     }

@@ -75,6 +75,7 @@ void FrictionImpulses::start(int count) {
   P0_.assign(static_cast<std::size_t>(count), Eigen::Vector3d::Zero());
   R_.assign(static_cast<std::size_t>(count * count), Eigen::Vector3d::Zero());
   off_line_ = -1;
+  off_line_why_.clear();
   solutions_.clear();
 }
 
@@ -359,7 +360,8 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
 // are affine in them, and the slipping joints' law F_i = -s_i mu_i |P_i(F)|
 // is the fixed point of spatial_slip.h: one solution where it is a
 // contraction. A combination beyond that leaves the impact undecided
-// (kOffLine); a singular one (stuck joints of one motion) is not searched.
+// (kOffLine), and so does a singular one (stuck joints of one motion, not
+// searched here: kDependent), even where another combination is consistent.
 FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
   const int k = count_;
   const auto kk = static_cast<Eigen::Index>(k);
@@ -440,7 +442,11 @@ FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
           set.set_element(a, normal(i, base), -s * mu_(i), true);
           for (int c = 0; c < m; ++c) set.set_response(a, c, response(i, unit.col(c)));
         }
-        if (!set.solve().solved) return Outcome::kOffLine;
+        const SpatialSlip::Result result = set.solve();
+        if (!result.solved) {
+          off_line_why_ = result.why_not_solved();
+          return Outcome::kOffLine;
+        }
         for (int c = 0; c < m; ++c) F += set.force(c) * unit.col(c);
       }
       if (consistent(F)) {
@@ -464,7 +470,8 @@ FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
     if (i == k) break;
     ++mode[static_cast<std::size_t>(i)];
   }
-  if (found.empty()) return singular ? Outcome::kDependent : Outcome::kNone;
+  if (singular) return Outcome::kDependent;
+  if (found.empty()) return Outcome::kNone;
   solutions_ = std::move(found);
   return outcome();
 }

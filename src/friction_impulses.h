@@ -20,10 +20,12 @@
 // determine the motion (kDependent). Where some P_i leaves its line (a pin's
 // in the plane of a mechanism), each combination's slipping impulses solve
 // the fixed point |P_i| of spatial_slip.h, which is unique where it is a
-// contraction; beyond that the impact is not decided (kOffLine).
+// contraction; a combination beyond that, or a singular one, leaves the
+// impact undecided (kOffLine, kDependent), even where another is consistent.
 #pragma once
 
 #include <Eigen/Dense>
+#include <string>
 #include <vector>
 
 namespace ictus::internal {
@@ -77,6 +79,8 @@ class FrictionImpulses {
   bool indeterminate() const { return solutions_.front().indeterminate; }
   /// the joint whose P is off its line (kOffLine)
   int off_line() const { return off_line_; }
+  /// kOffLine: why a combination was not solved (SpatialSlip's words)
+  const std::string& off_line_why() const { return off_line_why_; }
 
  private:
   Outcome solve_one();
@@ -91,6 +95,7 @@ class FrictionImpulses {
   std::vector<Eigen::Vector3d> R_;  // R_[i * count + j]
   std::vector<Solution> solutions_;
   int off_line_ = -1;
+  std::string off_line_why_;
 };
 
 /// One ball (a spherical joint's friction) in an impact. After the impact's

@@ -716,14 +716,13 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
         throw SimulationError(
             time,
             fmt::format(
-                "{}: the impact takes friction impulses at several coupled joints, "
-                "this one's transverse reaction impulse leaves its line, and their "
-                "friction impulses change the reaction impulses as much as they are "
-                "(max_i sum_j mu_j |dP_i/dF_j| >= 1): the solution need not be "
-                "unique (Painleve's paradox is possible), and ictus does not decide "
-                "it. Lower mu, or model the joints' compliance",
+                "{}: the impact takes friction impulses at several coupled joints and "
+                "this one's transverse reaction impulse leaves its line; a combination "
+                "of them stuck and slipping is not solved: {}. ictus does not decide "
+                "this impact. Lower mu, or model the joints' compliance",
                 site_label(*this, *joints[static_cast<std::size_t>(
-                                      members[static_cast<std::size_t>(problem.off_line())])])));
+                                      members[static_cast<std::size_t>(problem.off_line())])]),
+                problem.off_line_why()));
       case internal::FrictionImpulses::Outcome::kDependent:
         throw SimulationError(
             time, fmt::format("{}: the impact's friction impulses are not determined (their "

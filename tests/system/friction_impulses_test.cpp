@@ -191,13 +191,17 @@ TEST(FrictionImpulses, SeveralJointsWhoseReactionLeavesItsLineTakeItsLength) {
 }
 
 // Where a combination's friction impulses change the reaction impulses as
-// much as they are (mu0 |dP1/dF0| = 1.5), its solution need not be unique:
-// the impact is not decided.
+// much as they are, its solution need not be unique: the impact is not
+// decided. Here joint 0 stuck and joint 1 slipping makes F1 move P1 by
+// 5 |F1| (K = 0.5 * 5 = 2.5, and that combination's equation has no root),
+// although another combination is consistent (joint 0 slipping, joint 1
+// stuck, F = (-3, -6.4) within 0.5 |P1| = 9.01): the test is conservative.
 TEST(FrictionImpulses, SeveralJointsOffTheirLinesBeyondAContractionAreNotDecided) {
   FrictionImpulses problem = stacked(1.0, 4.0, 0.3, 0.5, 20.0, 10.0);
   problem.set_response(1, 0, -1.0, Eigen::Vector3d(0.0, 0.0, 5.0));
   EXPECT_EQ(problem.solve(), Outcome::kOffLine);
   EXPECT_EQ(problem.off_line(), 1);
+  EXPECT_NE(problem.off_line_why().find("spectral radius"), std::string::npos);
 }
 
 TEST(FrictionImpulses, AContinuumOfMotionsAlongAFreeDirectionIsNotDetermined) {
