@@ -20,8 +20,8 @@ Eigen::Index padded_size(int count) {
 // the error at which N counts as solved, relative to the largest normal
 // force or reaction: a few hundred round-offs of the sums in phi
 constexpr double kTolerance = 1e-13;
-// each iteration shrinks the residual by rho at least, and Newton's by far
-// more near the solution; this many are not needed unless rho is close to 1
+// each iteration shrinks the residual by q at least, and Newton's by far
+// more near the solution; this many are not needed unless q is close to 1
 constexpr int kMaxIterations = 200;
 
 }  // namespace

@@ -9,7 +9,8 @@
 // unit friction force F_j. Without the set's own forces, element i has
 //   q_i'' = a0_i + sum_j C_ij F_j,   y_i = y0_i + sum_j T_ij F_j,
 // y_i its normal force on its line (a joint's |N| = |y_i|; a contact's signed
-// N = y_i). A combination gives each element a mode: stuck, q_i'' = 0; or
+// N = y_i; a joint whose reaction leaves its line has N = |f_i(F)|, solved
+// by solve_off_line_slips below). A combination gives each element a mode: stuck, q_i'' = 0; or
 // slipping in direction s_i, F_i = -s_i mu_i sigma_i y_i with the side
 // sigma_i = sgn(y_i) enumerated: +-1 for a joint, and for a contact 1 (it
 // presses, y_i >= 0) or 0 (it would pull: N = 0, no friction, as the single
@@ -446,7 +447,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       } else if (m == kStick) {  // q_i'' = 0
         A.row(o) = C.row(o);
         b(o) = -a0(o);
-      } else if (spatial(i)) {  // F_i given (spatial_friction below)
+      } else if (spatial(i)) {  // F_i given (solve_off_line_slips below)
         A.row(o).setZero();
         A(o, o) = 1.0;
         b(o) = given(i);
