@@ -61,8 +61,9 @@ void ElementSwitching::decide_at_zero_rate(int k, double t, VecX& y, bool start)
   if (system_.stick_slip_needs_reactions(k)) {
     // joint friction: its limit mu_s |N| depends on the reaction, so the
     // System decides from the solve at this instant (friction.md); the hold
-    // row is switched on only to stick
-    system_.evaluate(t, y, Stage::kDynamics);
+    // row is switched on only to stick (the decision solves the dynamics
+    // itself, where a provisional slip need not be solvable)
+    system_.evaluate(t, y, Stage::kKinematics);
     const int mode = system_.decide_joint_friction(k);
     if (mode == kStick) {
       if (system_.set_stick_slip_mode(k, kStick)) system_.apply_impact(t, y);
@@ -165,7 +166,7 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
     }
   }
   if (together_.size() < 2) return 0;
-  system_.evaluate(t, y, Stage::kDynamics);
+  system_.evaluate(t, y, Stage::kKinematics);  // the decision solves the dynamics
   const std::span<int> modes(together_modes_.data(), together_.size());
   system_.decide_friction_together(together_, modes);
   for (std::size_t i = 0; i < together_.size(); ++i)

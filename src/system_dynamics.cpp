@@ -469,7 +469,7 @@ void System::Impl::compute_all(double time, const VecX& state) {
 }
 
 void System::Impl::ensure_dynamics() {
-  if (dynamics_valid) return;
+  if (dynamics_valid && (!slips_unsolved || slips_may_stay_unsolved)) return;
   compute_loads();
   compute_rows();
   solve_dynamics();

@@ -162,6 +162,8 @@ bool System::stick_slip_decided_together(int k) const {
 
 void System::decide_friction_together(std::span<const int> elements, std::span<int> modes) {
   Impl& s = *impl_;
+  // the provisional slips of the set need not be solvable (system_impl.h)
+  const Impl::UnsolvedSlipsAllowed provisional(s);
   s.ensure_dynamics();
   // a contact tangent whose contact is open has no friction force (N = 0)
   // and acts on nothing: it slips the way its point accelerates. The others

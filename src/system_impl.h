@@ -644,6 +644,24 @@ struct System::Impl {
   ForcePower power;
   double driver_power = 0.0;
   bool dynamics_valid = false;
+  // A decision at zero rate (decide_joint_friction, decide_friction_together)
+  // reads the solve with the provisional slip modes of the elements it
+  // decides; those modes are no motion, so a slip problem without a unique
+  // solution there leaves its forces out instead of stopping the run
+  // (`slips_unsolved`). Any solve outside a decision then starts again.
+  bool slips_may_stay_unsolved = false;
+  bool slips_unsolved = false;
+  /// For the scope of a decision: its solves may leave those forces out.
+  struct UnsolvedSlipsAllowed {
+    explicit UnsolvedSlipsAllowed(Impl& impl) : s(impl), before(impl.slips_may_stay_unsolved) {
+      s.slips_may_stay_unsolved = true;
+    }
+    ~UnsolvedSlipsAllowed() { s.slips_may_stay_unsolved = before; }
+    UnsolvedSlipsAllowed(const UnsolvedSlipsAllowed&) = delete;
+    UnsolvedSlipsAllowed& operator=(const UnsolvedSlipsAllowed&) = delete;
+    Impl& s;
+    bool before;
+  };
   long row_evaluations = 0;    // compute_rows() calls (System::constraint_row_evaluations)
   bool state_current = false;  // kinematics and formula slots belong to (t, y)
   // Evaluation skipping (docs/performance.md): the kinematics' positions

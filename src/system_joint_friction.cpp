@@ -278,6 +278,7 @@ Vec3 System::Impl::ball_hold_moment(const FrictionJoint& fj) const {
 }
 
 void System::Impl::solve_joint_friction() {
+  slips_unsolved = false;
   if (friction_joints.empty()) return;
   const ForceContext ctx(kin, t);
   // q'' of joint i for the body accelerations `acc`
@@ -320,6 +321,12 @@ void System::Impl::solve_joint_friction() {
   for (FrictionJoint& fj : friction_joints)
     if (fj.unit_valid) slip_set[static_cast<std::size_t>(count++)] = &fj;
   auto slip = [&](int i) -> FrictionJoint& { return *slip_set[static_cast<std::size_t>(i)]; };
+  // in a decision's solve (slips_may_stay_unsolved), a slip force without a
+  // unique solution is left out: the decision subtracts the forces it reads
+  auto leave_unsolved = [this]() {
+    slips_unsolved = true;
+    return 0.0;
+  };
   // one element alone: the quadratic of its normal force (equation (1))
   auto slip_alone = [&](const FrictionJoint& fj) {
     const ReactionFriction& e = element_of(*this, fj);
@@ -329,7 +336,10 @@ void System::Impl::solve_joint_friction() {
         fj.contact_side >= 0
             ? contact_slip_normal(fj.transverse.x(), fj.unit_transverse.x(), mu, e.mode(), &normal)
             : slip_normal(fj.transverse, fj.unit_transverse, mu, e.mode(), &normal);
-    if (roots != 1) painleve(t, site_label(*this, fj), roots, mu * fj.unit_transverse.norm());
+    if (roots != 1) {
+      if (slips_may_stay_unsolved) return leave_unsolved();
+      painleve(t, site_label(*this, fj), roots, mu * fj.unit_transverse.norm());
+    }
     return -e.mode() * mu * normal;
   };
   // a slipping ball whose normal force no other's friction changes, and
@@ -422,17 +432,24 @@ void System::Impl::solve_joint_friction() {
           spatial.set_response(i, j, friction_normal(fi, slip(j).unit_mult));
       }
       const internal::SpatialSlip::Result solved = spatial.solve();
-      if (!solved.solved)
+      if (!solved.solved && slips_may_stay_unsolved) {
+        for (int i = 0; i < together; ++i)
+          slip_force[static_cast<std::size_t>(i)] = leave_unsolved();
+      } else if (!solved.solved) {
         throw SimulationError(
             t, fmt::format("{}: slipping together with reactions that do not stay on one line, "
                            "Coulomb friction with the reactions as normal forces is not solved "
                            "here: {}; the rigid model may not determine the motion. Lower mu, "
                            "or model the joints' compliance",
                            sites(), solved.why_not_solved()));
-      for (int i = 0; i < together; ++i) slip_force[static_cast<std::size_t>(i)] = spatial.force(i);
+      } else {
+        for (int i = 0; i < together; ++i)
+          slip_force[static_cast<std::size_t>(i)] = spatial.force(i);
+      }
     } else {
       const internal::CoupledSlip::Result solved = set.solve();
-      if (solved.found != 1) painleve(t, sites(), solved.found, std::nan(""));
+      bool unique = solved.found == 1;
+      if (!unique && !slips_may_stay_unsolved) painleve(t, sites(), solved.found, std::nan(""));
       // with contacts (normal forces of one sign) the slipping problem is
       // well posed only while N = (I - G T)^-1 y0 grows with what presses the
       // points: det(I - G T) > 0, the several-point form of 1 + s mu t > 0 of
@@ -441,11 +458,14 @@ void System::Impl::solve_joint_friction() {
       // solution), or both would do (several): Painleve
       // det(I - G T) <= 0 is a condition for every load: this instant may
       // still have one solution, the current one (contact_friction_solutions.h)
-      if (contacts && !(solved.determinant > 0.0)) {
+      if (unique && contacts && !(solved.determinant > 0.0)) {
         const internal::ContactFrictionSolutions at_instant =
             internal::count_contact_friction_solutions(*this);
-        if (!(at_instant.counted && at_instant.consistent == 1 &&
-              (at_instant.current || at_instant.provisional)))
+        const bool one = at_instant.counted && at_instant.consistent == 1 &&
+                         (at_instant.current || at_instant.provisional);
+        if (!one && slips_may_stay_unsolved)
+          unique = false;
+        else if (!one)
           throw SimulationError(
               t, fmt::format("{}: slipping together, Coulomb friction with the contacts' normal "
                              "forces has no unique solution here (det(I - G T) = {:.6g} <= 0: the "
@@ -454,7 +474,8 @@ void System::Impl::solve_joint_friction() {
                              "Lower mu, or model the contacts' compliance",
                              sites(), solved.determinant, instant_count_text(at_instant)));
       }
-      for (int i = 0; i < together; ++i) slip_force[static_cast<std::size_t>(i)] = set.force(i);
+      for (int i = 0; i < together; ++i)
+        slip_force[static_cast<std::size_t>(i)] = unique ? set.force(i) : leave_unsolved();
     }
   }
   // 3. superpose: accelerations, multipliers, driver power and dissipation
@@ -811,6 +832,8 @@ int System::decide_joint_friction(int k) {
   const ReactionFriction& e = element_of(s, *fj);
   if (e.mode() == kStick)
     throw std::logic_error("decide_joint_friction: decided from a slip mode, the joint is stuck");
+  // its provisional slip need not be solvable (system_impl.h)
+  const Impl::UnsolvedSlipsAllowed provisional(s);
   s.ensure_dynamics();
   if (fj->ball) {
     // a ball's slip has a direction: decided as a set of one, where the

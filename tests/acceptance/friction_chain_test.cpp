@@ -10,6 +10,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <numbers>
 
 #include "ictus/model.h"
 #include "ictus/model_file.h"
@@ -287,6 +288,109 @@ TEST(FrictionChain, SpatialDoublePendulumOnTwoBallsKeepsCoulombsLawAndItsEnergyB
 // One ball already slipping (the shoulder, turning with the pendulum) and
 // one at rest (the elbow) when the run starts: the elbow is decided with the
 // shoulder's moment responding to its own through the shoulder's reaction.
+// Pins of radius 1.5 m (mu r = 0.45): slipping together from rest, the
+// moments would change the reactions more than they are (the spectral
+// radius of K = mu r |dN/dM| is above 1, the slip not unique). At rest the
+// decision at t = 0 reads the solve with both pins provisionally slipping,
+// which has no unique solution; it now leaves their moments out instead of
+// stopping the run. With mu_s = 0.6 both pins hold the rods where they
+// start: the holding moments are the statics' (the ground carries both
+// weights and gravity's moment about the shoulder, the elbow the lower
+// rod's), within mu_s r |N|. Before, this stopped at t = 0.
+TEST(FrictionChain, LargePinsAtRestStickWhereTheirSlipTogetherWouldNotBeUnique) {
+  Model model = load_model(test::source_path("examples/double_pendulum_friction.yaml"),
+                           {{"r", "1.5"}, {"mu_s", "0.6"}});
+  model.settings().until = 1.0;
+  const test::RecordedRun r = test::run_and_record(
+      model, {"shoulder.friction", "elbow.friction", "shoulder.normal", "elbow.normal",
+              "shoulder.friction_mode", "elbow.friction_mode", "shoulder.angle", "elbow.angle"});
+  const double a1 = std::numbers::pi / 2, a2 = 2 * std::numbers::pi / 3;
+  const double shoulder =
+      kG * (kM1 * kL1 / 2 * std::sin(a1) + kM2 * (kL1 * std::sin(a1) + kL2 / 2 * std::sin(a2)));
+  const double elbow = kG * kM2 * kL2 / 2 * std::sin(a2);
+  ASSERT_EQ(r.events.size(), 2u);
+  for (const EventRecord& e : r.events) {
+    EXPECT_EQ(e.kind, "stick") << e.name;
+    EXPECT_EQ(e.t, 0.0) << e.name;
+  }
+  EXPECT_DOUBLE_EQ(r.t.back(), 1.0);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    ASSERT_EQ(r["shoulder.friction_mode"][k], 0.0) << r.t[k];
+    ASSERT_EQ(r["elbow.friction_mode"][k], 0.0) << r.t[k];
+    EXPECT_NEAR(r["shoulder.angle"][k], a1, 1e-12);
+    EXPECT_NEAR(r["elbow.angle"][k], a2, 1e-12);
+    EXPECT_NEAR(r["shoulder.friction"][k], shoulder, 1e-9 * shoulder);
+    EXPECT_NEAR(r["elbow.friction"][k], elbow, 1e-9 * elbow);
+    EXPECT_NEAR(r["shoulder.normal"][k], (kM1 + kM2) * kG, 1e-9);
+    EXPECT_NEAR(r["elbow.normal"][k], kM2 * kG, 1e-9);
+  }
+  EXPECT_LT(shoulder, 0.6 * 1.5 * (kM1 + kM2) * kG);
+  EXPECT_LT(elbow, 0.6 * 1.5 * kM2 * kG);
+}
+
+// The same pins with mu_s = mu = 0.3: the shoulder cannot hold (0.45 m
+// times the 16.7 N it carries is below gravity's 14.15 N m), the elbow can.
+// With the elbow stuck the two rods turn as one body about the shoulder,
+// whose moment mu r |R1| closes the rods' equations (rod_equations, the
+// elbow's moment M2 an unknown and th2'' = th1''): its reaction is affine in
+// its moment, so |M1| = mu r |R1_0 + M1 R1_1| is a quadratic, of which one
+// root opposes the slip. The decision at t = 0 matches it.
+TEST(FrictionChain, LargePinsAtRestSlipAtTheShoulderWithTheElbowStuck) {
+  Model model = load_model(test::source_path("examples/double_pendulum_friction.yaml"),
+                           {{"r", "1.5"}, {"mu_s", "0.3"}});
+  model.settings().until = 0.5;
+  const test::RecordedRun r =
+      test::run_and_record(model, {"shoulder.friction", "elbow.friction", "shoulder.normal",
+                                   "elbow.normal", "shoulder.friction_mode", "elbow.friction_mode",
+                                   "upper.alphay", "lower.alphay", "energy.balance"});
+  ASSERT_GE(r.events.size(), 2u);
+  EXPECT_EQ(r.events[0].name, "shoulder.friction");
+  EXPECT_EQ(r.events[0].kind, "slip");
+  EXPECT_EQ(r.events[1].name, "elbow.friction");
+  EXPECT_EQ(r.events[1].kind, "stick");
+  // the rods' equations at rest with the elbow stuck, unknowns
+  // (th1'', th2'', R1, R2, M2), for a given shoulder moment M1
+  const double a1 = std::numbers::pi / 2, a2 = 2 * std::numbers::pi / 3, mu_r = kMu * 1.5;
+  using Matrix7 = Eigen::Matrix<double, 7, 7>;
+  using Vector7 = Eigen::Matrix<double, 7, 1>;
+  Matrix7 A = Matrix7::Zero();
+  A.topLeftCorner<6, 6>() = rod_equations(a1, a2);
+  A(4, 6) = 1.0;   // I1 th1'' - ... = M1 - M2
+  A(5, 6) = -1.0;  // I2 th2'' - ... = M2
+  A(6, 0) = 1.0;   // th1'' = th2''
+  A(6, 1) = -1.0;
+  Vector7 b0 = Vector7::Zero(), b1 = Vector7::Zero();
+  b0(1) = -kM1 * kG;
+  b0(3) = -kM2 * kG;
+  b1(4) = 1.0;
+  const auto lu = A.fullPivLu();
+  const Vector7 x0 = lu.solve(b0), x1 = lu.solve(b1);
+  // M1^2 = mu_r^2 |R1_0 + M1 R1_1|^2
+  const Eigen::Vector2d r0 = x0.segment<2>(2), r1 = x1.segment<2>(2);
+  const double qa = 1.0 - mu_r * mu_r * r1.squaredNorm(), qb = -2.0 * mu_r * mu_r * r0.dot(r1),
+               qc = -mu_r * mu_r * r0.squaredNorm();
+  int consistent = 0;
+  Vector7 x = Vector7::Zero();
+  for (const double sign : {-1.0, 1.0}) {
+    const double M1 = (-qb + sign * std::sqrt(qb * qb - 4 * qa * qc)) / (2 * qa);
+    const Vector7 xs = x0 + M1 * x1;
+    if (M1 * xs(0) < 0.0) {  // the moment opposes the slip it gives
+      ++consistent;
+      x = xs;
+    }
+  }
+  ASSERT_EQ(consistent, 1);
+  const double normal = x.segment<2>(2).norm();
+  EXPECT_NEAR(-r["upper.alphay"].front(), x(0), 1e-9 * std::abs(x(0)));
+  EXPECT_NEAR(-r["lower.alphay"].front(), x(1), 1e-9 * std::abs(x(0)));
+  EXPECT_NEAR(r["shoulder.normal"].front(), normal, 1e-9 * normal);
+  EXPECT_NEAR(std::abs(r["shoulder.friction"].front()), mu_r * normal, 1e-9 * normal);
+  EXPECT_NEAR(std::abs(r["elbow.friction"].front()), std::abs(x(6)), 1e-9 * std::abs(x(6)));
+  EXPECT_LT(std::abs(x(6)), kMu * 1.5 * x.segment<2>(4).norm());
+  EXPECT_EQ(r["shoulder.friction_mode"].front(), x(0) > 0 ? 1.0 : -1.0);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
 // With the shoulder's moment held at its value before the decision, the
 // elbow's slip direction was off by the shoulder's response, and the slender
 // rods (1e-4 kg m^2 about their axes) turned the moment's direction so fast

@@ -117,5 +117,30 @@ TEST(PinFriction, StuckBobSlipsWhenTheTorqueExceedsStaticFriction) {
              r.events[1].t, t_slip);
 }
 
+// A pin of radius 3 m on a 1 m pendulum (mu r / l = 1.2 with mu = 0.4):
+// slipping, the friction moment would change the pin's reaction more than
+// it is (mu |dN/dF| >= 1, no unique slip), but at rest mu_s r m g exceeds
+// any moment of gravity, so the bob sticks wherever it starts. Before, the
+// solve with the provisional slip mode read by the decision at t = 0
+// stopped the run as Painleve's paradox, at every angle.
+TEST(PinFriction, ALargePinAtRestSticksWhereItsSlipWouldNotBeDetermined) {
+  for (const double th0 : {0.3, 1.2, 2.5}) {
+    Model model = load_model(test::source_path("tests/models/pin_friction_pendulum.yaml"),
+                             {{"r", "3"}, {"th0", fmt::format("{}", th0)}});
+    model.settings().until = 0.5;
+    const test::RecordedRun r = test::run_and_record(model, kChannels);
+    ASSERT_FALSE(r.events.empty());
+    EXPECT_EQ(r.events[0].kind, "stick") << th0;
+    EXPECT_EQ(r.events[0].t, 0.0) << th0;
+    EXPECT_DOUBLE_EQ(r.t.back(), 0.5) << th0;
+    for (std::size_t k = 0; k < r.t.size(); ++k) {
+      ASSERT_EQ(r["pivot.friction_mode"][k], 0.0) << th0 << " at " << r.t[k];
+      EXPECT_NEAR(r["pivot.angle"][k], th0, 1e-12) << th0;
+      EXPECT_NEAR(r["pivot.normal"][k], kMass * kG, 1e-9) << th0;
+      EXPECT_NEAR(r["pivot.friction"][k], kMass * kG * kLength * std::sin(th0), 1e-9) << th0;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ictus
