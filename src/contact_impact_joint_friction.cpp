@@ -20,14 +20,6 @@ namespace {
 constexpr int kMaxJoints = 6;
 constexpr int kMaxFreeSides = 10;
 
-const ReactionFriction& element_of(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
-  return static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
-}
-
-std::string site_label(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
-  return fmt::format("joint '{}'", element_of(s, fj).site());
-}
-
 // A frictional joint of the impact: its slip-rate row and the generalized
 // load of a unit friction force along it (6n each), its coefficient, and
 // its hold row's index among the equality rows while stuck.
@@ -89,7 +81,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
   for (System::Impl::FrictionJoint& fj : s.friction_joints) {
     if (fj.joint < 0 || fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0)
       continue;
-    const ReactionFriction& e = element_of(s, fj);
+    const ReactionFriction& e = s.friction_element(fj);
     Joint j;
     j.fj = &fj;
     const bool stuck = e.mode() == kStick;
@@ -98,7 +90,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
       const auto at = std::find(p.equality_rows.begin(), p.equality_rows.end(), hold);
       if (hold < 0 || at == p.equality_rows.end()) {
         // a dependent hold (two guides of one motion): left out of the impact
-        if (hold >= 0) dependent = site_label(s, fj);
+        if (hold >= 0) dependent = s.friction_site(fj);
         continue;
       }
       j.hold_slot = static_cast<int>(at - p.equality_rows.begin());
@@ -109,7 +101,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
     // impact's, the drift corrections of its rows included)
     const bool needs = stuck ? std::abs(p.l_E(j.hold_slot)) > j.mu * normal + 1e-12 * scale
                              : normal > 1e-9 * scale;
-    if (needs) needing += (needing.empty() ? "" : ", ") + site_label(s, fj);
+    if (needs) needing += (needing.empty() ? "" : ", ") + s.friction_site(fj);
     joints.push_back(std::move(j));
   }
   // the balls, when one asks: each decided alone (ball_friction_impulses)
@@ -119,7 +111,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
   for (System::Impl::FrictionJoint& fj : s.friction_joints) {
     if (!with_balls || !fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0)
       continue;
-    const ReactionFriction& e = element_of(s, fj);
+    const ReactionFriction& e = s.friction_element(fj);
     Ball b;
     b.fj = &fj;
     const bool stuck = e.mode() == kStick;
@@ -137,7 +129,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
         held += p.l_E(b.hold_slots[static_cast<std::size_t>(q)]) * R.col(q);
       }
       if (!all) {
-        dependent_ball = site_label(s, fj);
+        dependent_ball = s.friction_site(fj);
         continue;
       }
     }
@@ -146,7 +138,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
     const bool needs = stuck ? held.norm() > b.mu * normal + 1e-12 * scale : normal > 1e-9 * scale;
     if (needs) {
       ball_asks = true;
-      needing += (needing.empty() ? "" : ", ") + site_label(s, fj);
+      needing += (needing.empty() ? "" : ", ") + s.friction_site(fj);
     }
     balls.push_back(std::move(b));
   }
@@ -155,7 +147,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
     dependent_ball.clear();
   }
   if (ball_asks) {
-    const std::string& ball = site_label(s, *balls.front().fj);
+    const std::string& ball = s.friction_site(*balls.front().fj);
     if (rough) throw BallNotDecided{ball, "the contacts have friction"};
     if (nf > kMaxFreeSides)
       throw BallNotDecided{ball, fmt::format("more than {} contact sides", kMaxFreeSides)};
@@ -307,7 +299,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
           throw not_built(fmt::format(
               "and {}'s transverse reaction impulse leaves its line; a combination of them "
               "stuck and slipping is not solved: {}; ictus does not decide it",
-              site_label(s, *joints[static_cast<std::size_t>(problem.off_line())].fj),
+              s.friction_site(*joints[static_cast<std::size_t>(problem.off_line())].fj),
               problem.off_line_why()));
       }
       joint_solutions = problem.solutions();
@@ -353,14 +345,14 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
         if (reaches(*joint.fj, joint.rate.transpose(), du[static_cast<std::size_t>(j)],
                     dl[static_cast<std::size_t>(j)]))
           throw BallNotDecided{
-              site_label(s, *ball.fj),
-              fmt::format("its impulses reach those of {}", site_label(s, *joint.fj))};
+              s.friction_site(*ball.fj),
+              fmt::format("its impulses reach those of {}", s.friction_site(*joint.fj))};
       }
       for (std::size_t o = 0; o < b; ++o)
         if (reaches(*balls[o].fj, balls[o].rate, bdu[o], bdl[o]))
           throw BallNotDecided{
-              site_label(s, *ball.fj),
-              fmt::format("its impulses reach those of {}", site_label(s, *balls[o].fj))};
+              s.friction_site(*ball.fj),
+              fmt::format("its impulses reach those of {}", s.friction_site(*balls[o].fj))};
       bool indeterminate = false;
       ball_solutions[b] = ball_friction_impulses(
           ball.rate * x0, C, s.friction_normal(*ball.fj, on_rows(l0.head(ne), kept_rows)), R,
@@ -466,7 +458,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
   for (int j = 0; j < k; ++j) {
     const Joint& joint = joints[static_cast<std::size_t>(j)];
     const auto uj = static_cast<std::size_t>(j);
-    if (o.indeterminate) out.non_unique.push_back(element_of(s, *joint.fj).site());
+    if (o.indeterminate) out.non_unique.push_back(s.friction_element(*joint.fj).site());
     // a stuck joint set slipping, a slipping one turned round (one stopped is
     // decided after the impact, ElementSwitching::wake)
     const int now = s.forces[static_cast<std::size_t>(joint.fj->force)]->mode();
@@ -474,7 +466,8 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
       out.let_go.emplace_back(joint.fj->stick_slip, o.mode[uj]);
     if (o.F[uj] != 0.0)
       out.friction.emplace_back(
-          element_of(s, *joint.fj).name() + (joint.hold_slot >= 0 ? ".stick" : ".slip"), o.F[uj]);
+          s.friction_element(*joint.fj).name() + (joint.hold_slot >= 0 ? ".stick" : ".slip"),
+          o.F[uj]);
   }
   out.ball_axes.clear();
   for (std::size_t b = 0; b < balls.size(); ++b) {
@@ -482,7 +475,7 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
     const BallImpulse& bi = o.balls[b];
     const bool was_stuck = ball.hold_slots[0] >= 0;
     if (bi.stuck && o.ball_indeterminate[b] != 0)
-      out.non_unique.push_back(element_of(s, *ball.fj).site());
+      out.non_unique.push_back(s.friction_element(*ball.fj).site());
     // a stuck ball set slipping lets its hold go; slipping, it follows w+
     // (one stopped is decided after the impact, ElementSwitching::wake)
     if (!bi.stuck) {
@@ -490,8 +483,8 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, bool rough
       out.ball_axes.emplace_back(ball.fj, bi.w.normalized());
     }
     if (bi.M.norm() > 0.0)
-      out.friction.emplace_back(element_of(s, *ball.fj).name() + (was_stuck ? ".stick" : ".slip"),
-                                bi.M.norm());
+      out.friction.emplace_back(
+          s.friction_element(*ball.fj).name() + (was_stuck ? ".stick" : ".slip"), bi.M.norm());
   }
   return true;
 }

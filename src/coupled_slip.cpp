@@ -1,21 +1,13 @@
 #include "coupled_slip.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "padded_size.h"
+
 namespace ictus::internal {
-
-namespace {
-
-// a power of two, at least 2 (the sets solved together have two or more)
-Eigen::Index padded_size(int count) {
-  return static_cast<Eigen::Index>(std::bit_ceil(static_cast<unsigned>(std::max(count, 2))));
-}
-
-}  // namespace
 
 // The decomposition of a set of `count` elements is made at the size
 // P = bit_ceil(count), the matrix padded with s I (s a power of two):

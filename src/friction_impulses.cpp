@@ -13,10 +13,6 @@ namespace ictus::internal {
 
 namespace {
 
-// Several joints: a reaction impulse counts as on its line while the part
-// off it is below this fraction of its size (as for slipping joints in the
-// dynamics, system_joint_friction.cpp).
-constexpr double kOffLine = 1e-6;
 // round-off of the consistency tests, relative to the problem's impulses and rates
 constexpr double kTolerance = 1e-10;
 // a combination's system, its rows scaled to 1, is singular below this pivot
@@ -165,11 +161,12 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
     if (!(line.norm() > 0.0)) line = Eigen::Vector3d::UnitX();
     line.normalize();
     y0(i) = line.dot(P0);
-    bool on_line = (P0 - y0(i) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+    bool on_line = (P0 - y0(i) * line).norm() <= kOffLineFraction * std::max(scale, 1e-300);
     for (int j = 0; j < k; ++j) {
       const Eigen::Vector3d& Rij = R_[static_cast<std::size_t>(i * k + j)];
       T(i, j) = line.dot(Rij);
-      on_line = on_line && (Rij - T(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+      on_line =
+          on_line && (Rij - T(i, j) * line).norm() <= kOffLineFraction * std::max(scale, 1e-300);
     }
     if (!on_line) {
       off_line_ = i;

@@ -3,19 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "padded_size.h"
+
 namespace ictus::internal {
 
 namespace {
-
-// a power of two, at least 2
-Eigen::Index padded_size(int count) {
-  return static_cast<Eigen::Index>(std::bit_ceil(static_cast<unsigned>(std::max(count, 2))));
-}
 
 // the error at which N counts as solved, relative to the largest normal
 // force or reaction: a few hundred round-offs of the sums in phi

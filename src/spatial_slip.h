@@ -27,6 +27,13 @@
 
 namespace ictus::internal {
 
+// A reaction (or reaction impulse) counts as on its line while the part off
+// it is below this fraction of its size: N = |y| then errs by (off/y)^2 / 2
+// <= 5e-13 relative, and a state perturbed out of a planar mechanism's plane
+// (the implicit steppers' finite-difference Jacobian) stays well inside. The
+// slip solve, the decision at zero rate and the impulses use it alike.
+inline constexpr double kOffLineFraction = 1e-6;
+
 class SpatialSlip {
  public:
   /// Sizes the workspace for at most `capacity` elements: once, when the

@@ -73,13 +73,6 @@ namespace {
 // linear systems one enumeration may solve: a level far down (few of many
 // elements stuck) has up to C(k, s) 4^(k - s) of them
 constexpr long kTrialBudget = 200000;
-// as in the slip solve (system_joint_friction.cpp): a normal force counts as
-// on its line while the part off it is below this fraction of its size
-constexpr double kOffLine = 1e-6;
-
-const ReactionFriction& element_of(const System::Impl& s, const System::Impl::FrictionJoint& fj) {
-  return static_cast<const ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
-}
 
 // An element with a limit of its own (seed 003's dry friction, F_max fixed
 // at the instant): what the slip solve keeps for a frictional joint, taken
@@ -238,7 +231,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
                          : at(i).contact_side >= 0 ? "contact"
                                                    : "joint",
                          own_limit(i) ? s.forces[static_cast<std::size_t>(at(i).force)]->name()
-                                      : element_of(s, at(i)).site());
+                                      : s.friction_element(at(i)).site());
     return out;
   };
 
@@ -310,8 +303,8 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       T.row(o).setZero();
       continue;
     }
-    mu(i) = element_of(s, fi).kinetic_lever();
-    mu_static(i) = element_of(s, fi).static_lever();
+    mu(i) = s.friction_element(fi).kinetic_lever();
+    mu_static(i) = s.friction_element(fi).static_lever();
     for (int c = 0; c < n; ++c)
       R.col(c) = s.friction_normal(fi, *column_mult[static_cast<std::size_t>(c)]);
     const Vec3 f0 = fi.transverse - R * current;
@@ -330,7 +323,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     if (!(line.norm() > 0.0) || fi.contact_side >= 0) line = Vec3::UnitX();
     line.normalize();
     y0(o) = line.dot(f0);
-    const double tolerance = kOffLine * std::max(scale, 1e-300);
+    const double tolerance = internal::kOffLineFraction * std::max(scale, 1e-300);
     bool on_line = (f0 - y0(o) * line).norm() <= tolerance;
     for (int c = 0; c < n; ++c) {
       T(o, c) = line.dot(R.col(c));

@@ -32,6 +32,8 @@
 
 namespace ictus {
 
+class ReactionFriction;
+
 // Offsets of the energy-audit entries after the positions and velocities.
 inline constexpr int kAuxAppliedWork = 0;
 inline constexpr int kAuxDriverWork = 1;
@@ -514,6 +516,11 @@ struct System::Impl {
   /// (indices into friction_joints), or -1.
   std::vector<std::array<int, 2>> side_friction;
   FrictionJoint* friction_joint_of_stick_slip(int k);
+  /// Its force element, and "joint 'name'" or "contact 'name'" for messages
+  /// (system_joint_friction.cpp).
+  ReactionFriction& friction_element(const FrictionJoint& fj);
+  const ReactionFriction& friction_element(const FrictionJoint& fj) const;
+  std::string friction_site(const FrictionJoint& fj) const;
   std::vector<FrictionJoint> friction_joints;
   // the slip solve's workspace, sized for every friction element at the build
   std::vector<FrictionJoint*> slip_set;

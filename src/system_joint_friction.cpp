@@ -47,22 +47,6 @@ constexpr int kMaxFrictionJoints = 16;
 // at an impact every frictional joint taking part is stuck or slips either
 // way (3 cases, and the sides of the slipping ones' reactions: 5^k systems)
 constexpr int kMaxImpactFrictionJoints = 6;
-// Several slipping joints: a transverse reaction counts as on its line while
-// the part off it is below this fraction of its size. N = |y| then errs by
-// (off/y)^2 / 2 <= 5e-13 relative; a state perturbed out of a planar
-// mechanism's plane (the implicit steppers' finite-difference Jacobian) stays
-// well inside.
-constexpr double kOffLine = 1e-6;
-
-ReactionFriction& element_of(System::Impl& s, const System::Impl::FrictionJoint& fj) {
-  return static_cast<ReactionFriction&>(*s.forces[static_cast<std::size_t>(fj.force)]);
-}
-
-// "joint 'name'" or "contact 'name'", for messages
-std::string site_label(System::Impl& s, const System::Impl::FrictionJoint& fj) {
-  return fmt::format("{} '{}'", fj.contact_side >= 0 ? "contact" : "joint",
-                     element_of(s, fj).site());
-}
 
 // A contact point's normal force is signed (compressive positive) and linear
 // in F: N = n0 + F t with F = -s mu N gives N (1 + s mu t) = n0. One
@@ -293,7 +277,7 @@ void System::Impl::solve_joint_friction() {
   // 1. without the slip friction: each joint's transverse reaction, q'' and
   //    their response to a unit friction force of the slipping ones
   for (FrictionJoint& fj : friction_joints) {
-    ReactionFriction& e = element_of(*this, fj);
+    ReactionFriction& e = friction_element(fj);
     fj.unit_valid = false;
     if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) {
       e.set_solution(0.0, 0.0);
@@ -329,7 +313,7 @@ void System::Impl::solve_joint_friction() {
   };
   // one element alone: the quadratic of its normal force (equation (1))
   auto slip_alone = [&](const FrictionJoint& fj) {
-    const ReactionFriction& e = element_of(*this, fj);
+    const ReactionFriction& e = friction_element(fj);
     const double mu = e.kinetic_lever();
     double normal = 0.0;
     const int roots =
@@ -338,7 +322,7 @@ void System::Impl::solve_joint_friction() {
             : slip_normal(fj.transverse, fj.unit_transverse, mu, e.mode(), &normal);
     if (roots != 1) {
       if (slips_may_stay_unsolved) return leave_unsolved();
-      painleve(t, site_label(*this, fj), roots, mu * fj.unit_transverse.norm());
+      painleve(t, friction_site(fj), roots, mu * fj.unit_transverse.norm());
     }
     return -e.mode() * mu * normal;
   };
@@ -382,7 +366,7 @@ void System::Impl::solve_joint_friction() {
     bool on_lines = true;
     for (int i = 0; i < together; ++i) {
       FrictionJoint& fi = slip(i);
-      const ReactionFriction& ei = element_of(*this, fi);
+      const ReactionFriction& ei = friction_element(fi);
       Vec3 line = fi.transverse;
       double scale = line.norm();
       for (int j = 0; j < together; ++j) {
@@ -395,12 +379,13 @@ void System::Impl::solve_joint_friction() {
       line.normalize();
       const double y0 = line.dot(fi.transverse);
       set.set_element(i, y0, -ei.mode() * ei.kinetic_lever(), fi.contact_side < 0);
-      bool on_line = (fi.transverse - y0 * line).norm() <= kOffLine * std::max(scale, 1e-300);
+      bool on_line = (fi.transverse - y0 * line).norm() <=
+                     internal::kOffLineFraction * std::max(scale, 1e-300);
       for (int j = 0; j < together; ++j) {
         const Vec3 tij = friction_normal(fi, slip(j).unit_mult);
         set.set_response(i, j, line.dot(tij));
-        on_line = on_line &&
-                  (tij - set.response(i, j) * line).norm() <= kOffLine * std::max(scale, 1e-300);
+        on_line = on_line && (tij - set.response(i, j) * line).norm() <=
+                                 internal::kOffLineFraction * std::max(scale, 1e-300);
       }
       on_lines = on_lines && on_line;
     }
@@ -413,7 +398,7 @@ void System::Impl::solve_joint_friction() {
       for (int i = 0; i < together; ++i) {
         const FrictionJoint& fi = slip(i);
         if (fi.contact_side >= 0 && contact_row(fi.contact_side) < 0) continue;
-        const std::string label = site_label(*this, fi);
+        const std::string label = friction_site(fi);
         if (out.find(label) == std::string::npos) out += (out.empty() ? "" : ", ") + label;
       }
       return out;
@@ -426,7 +411,7 @@ void System::Impl::solve_joint_friction() {
       spatial.start(together);
       for (int i = 0; i < together; ++i) {
         const FrictionJoint& fi = slip(i);
-        const ReactionFriction& ei = element_of(*this, fi);
+        const ReactionFriction& ei = friction_element(fi);
         spatial.set_element(i, fi.transverse, -ei.mode() * ei.kinetic_lever(), fi.contact_side < 0);
         for (int j = 0; j < together; ++j)
           spatial.set_response(i, j, friction_normal(fi, slip(j).unit_mult));
@@ -491,11 +476,11 @@ void System::Impl::solve_joint_friction() {
         driver_power +=
             F * fj.unit_mult(static_cast<Eigen::Index>(r)) * row_rate(static_cast<int>(r));
     // F opposes the slip: its power F q' <= 0 is dissipated
-    power.dissipated -= F * element_of(*this, fj).load_rate(ctx);
+    power.dissipated -= F * friction_element(fj).load_rate(ctx);
   }
   // 4. the values at the solution, for the channels and the switching
   for (FrictionJoint& fj : friction_joints) {
-    ReactionFriction& e = element_of(*this, fj);
+    ReactionFriction& e = friction_element(fj);
     if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
     fj.transverse = friction_normal(fj, multipliers);
     fj.acc = coordinate_acceleration(fj, accelerations, true);
@@ -574,9 +559,9 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     const double normal = friction_normal(fj, p).norm();
     held.push_back(holds ? p(hold_row(fj.stick_slip)) : 0.0);
     needs.push_back(holds ? std::abs(held.back()) >
-                                element_of(*this, fj).static_lever() * normal + 1e-12 * scale
+                                friction_element(fj).static_lever() * normal + 1e-12 * scale
                           : slipping(fj) && normal > 1e-9 * scale);
-    if (needs.back() != 0) needing += (needing.empty() ? "" : ", ") + site_label(*this, fj);
+    if (needs.back() != 0) needing += (needing.empty() ? "" : ", ") + friction_site(fj);
   }
   // the balls (system_ball_friction.cpp), when one asks
   std::vector<BallInImpact> balls =
@@ -707,8 +692,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     if (!asks) continue;
     std::string sites;
     for (const int i : members)
-      sites +=
-          (sites.empty() ? "" : ", ") + site_label(*this, *joints[static_cast<std::size_t>(i)]);
+      sites += (sites.empty() ? "" : ", ") + friction_site(*joints[static_cast<std::size_t>(i)]);
     const auto size = static_cast<int>(members.size());
     if (size > kMaxImpactFrictionJoints)
       throw SimulationError(
@@ -720,7 +704,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     problem.start(size);
     for (int a = 0; a < size; ++a) {
       const int i = members[static_cast<std::size_t>(a)];
-      const ReactionFriction& e = element_of(*this, *joints[static_cast<std::size_t>(i)]);
+      const ReactionFriction& e = friction_element(*joints[static_cast<std::size_t>(i)]);
       problem.set_joint(
           a, v0(i), P0[static_cast<std::size_t>(i)],
           slipping(*joints[static_cast<std::size_t>(i)]) ? e.kinetic_lever() : e.static_lever());
@@ -736,14 +720,13 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       case internal::FrictionImpulses::Outcome::kOffLine:
         throw SimulationError(
             time,
-            fmt::format(
-                "{}: the impact takes friction impulses at several coupled joints and "
-                "this one's transverse reaction impulse leaves its line; a combination "
-                "of them stuck and slipping is not solved: {}. ictus does not decide "
-                "this impact. Lower mu, or model the joints' compliance",
-                site_label(*this, *joints[static_cast<std::size_t>(
-                                      members[static_cast<std::size_t>(problem.off_line())])]),
-                problem.off_line_why()));
+            fmt::format("{}: the impact takes friction impulses at several coupled joints and "
+                        "this one's transverse reaction impulse leaves its line; a combination "
+                        "of them stuck and slipping is not solved: {}. ictus does not decide "
+                        "this impact. Lower mu, or model the joints' compliance",
+                        friction_site(*joints[static_cast<std::size_t>(
+                            members[static_cast<std::size_t>(problem.off_line())])]),
+                        problem.off_line_why()));
       case internal::FrictionImpulses::Outcome::kDependent:
         throw SimulationError(
             time, fmt::format("{}: the impact's friction impulses are not determined (their "
@@ -766,8 +749,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       impulse[i] = problem.impulse(a);
       mode[i] = problem.mode(a);
       // stuck joints of one motion: the motion is decided, their impulses are one choice
-      if (problem.indeterminate())
-        result.non_unique.push_back(element_of(*this, *joints[i]).site());
+      if (problem.indeterminate()) result.non_unique.push_back(friction_element(*joints[i]).site());
     }
   }
 
@@ -796,7 +778,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
         excluded[static_cast<std::size_t>(holds[ui])] =
             dropped[static_cast<std::size_t>(holds[ui])];
         if (dropped[static_cast<std::size_t>(holds[ui])] != 0 && F != 0.0) {
-          result.row_names.push_back(element_of(*this, fj).name() + ".stick");
+          result.row_names.push_back(friction_element(fj).name() + ".stick");
           result.impulses.push_back(F);
         }
       } else {
@@ -809,7 +791,7 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
       // the reversal); one it stops is decided after it, as after any
       // impulse (ElementSwitching::wake)
       if (F != 0.0) {
-        result.row_names.push_back(element_of(*this, fj).name() + ".slip");
+        result.row_names.push_back(friction_element(fj).name() + ".slip");
         result.impulses.push_back(F);
       }
       if (mode[ui] != kStick && mode[ui] == -forces[static_cast<std::size_t>(fj.force)]->mode())
@@ -817,6 +799,19 @@ std::vector<int> System::Impl::impact_joint_friction(double time, VecX& state, c
     }
   }
   return released;
+}
+
+ReactionFriction& System::Impl::friction_element(const FrictionJoint& fj) {
+  return static_cast<ReactionFriction&>(*forces[static_cast<std::size_t>(fj.force)]);
+}
+
+const ReactionFriction& System::Impl::friction_element(const FrictionJoint& fj) const {
+  return static_cast<const ReactionFriction&>(*forces[static_cast<std::size_t>(fj.force)]);
+}
+
+std::string System::Impl::friction_site(const FrictionJoint& fj) const {
+  return fmt::format("{} '{}'", fj.contact_side >= 0 ? "contact" : "joint",
+                     friction_element(fj).site());
 }
 
 // --- the System's interface -----------------------------------------------
@@ -829,7 +824,7 @@ int System::decide_joint_friction(int k) {
   Impl& s = *impl_;
   Impl::FrictionJoint* fj = s.friction_joint_of_stick_slip(k);
   if (fj == nullptr) throw std::logic_error("decide_joint_friction: not a frictional joint");
-  const ReactionFriction& e = element_of(s, *fj);
+  const ReactionFriction& e = s.friction_element(*fj);
   if (e.mode() == kStick)
     throw std::logic_error("decide_joint_friction: decided from a slip mode, the joint is stuck");
   // its provisional slip need not be solvable (system_impl.h)
@@ -866,7 +861,7 @@ int System::decide_joint_friction(int k) {
     double normal = 0.0;
     const int roots = contact ? contact_slip_normal(f0.x(), tr.x(), mu, side, &normal)
                               : slip_normal(f0, tr, mu, side, &normal);
-    if (roots != 1) painleve(s.t, site_label(s, *fj), roots, mu * tr.norm());
+    if (roots != 1) painleve(s.t, s.friction_site(*fj), roots, mu * tr.norm());
     if (contact) normal = std::max(normal, 0.0);
     const double a = a0 + c1 * (-side * mu * normal);
     ok[side > 0 ? 0 : 1] = side * a > 0.0;
@@ -876,7 +871,7 @@ int System::decide_joint_friction(int k) {
         s.t, fmt::format("{}: at zero slip rate both slip directions are consistent "
                          "with Coulomb friction; the rigid model does not determine the motion "
                          "(Painleve)",
-                         site_label(s, *fj)));
+                         s.friction_site(*fj)));
   // neither: kinetic friction already holds the joint (Filippov's sliding mode)
   if (!ok[0] && !ok[1]) return kStick;
   return ok[0] ? kSlipPositive : kSlipNegative;
