@@ -283,6 +283,7 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
         double lambda = system_.friction_force(k);
         if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
         system_.set_stick_slip_mode(k, system_.slip_mode_from_hold(k, lambda));
+        system_.direct_slip_from_hold(k);  // a ball: along its acceleration
         system_.evaluate(t, y, Stage::kKinematics);
         log_switch(k, t, kStick, "slip");
       }

@@ -135,6 +135,21 @@ int System::slip_mode_from_hold(int k, double lambda) {
   return kSlipPositive;
 }
 
+void System::direct_slip_from_hold(int k) {
+  Impl& s = *impl_;
+  const Impl::FrictionJoint* fj = s.friction_joint_of_stick_slip(k);
+  if (fj == nullptr || !fj->ball || stick_slip_element(k).mode() == kStick) return;
+  const JointFrictionElement& e = ball_of(s, *fj);
+  if (!(e.kinetic_lever() < e.static_lever())) return;
+  // the decision's slipping option alone (a + kappa M = 0, |M| = mu r |N|),
+  // which sets the slip axis; none consistent leaves the holding moment's
+  int mode = kStick;
+  const char must_slip = 1;
+  decide_friction_together(std::span<const int>(&k, 1), std::span<int>(&mode, 1),
+                           std::span<const char>(&must_slip, 1));
+  s.dynamics_valid = false;  // solved again along the axis decided
+}
+
 // --- at an impact (docs/theory/friction.md, "Friction impulses in an impact") --
 
 std::vector<System::Impl::BallInImpact> System::Impl::balls_in_impact(

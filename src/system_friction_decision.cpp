@@ -153,7 +153,10 @@ bool System::stick_slip_decided_together(int k) const {
   return stick_slip_element(k).slip_limit_floor() > 0.0;
 }
 
-void System::decide_friction_together(std::span<const int> elements, std::span<int> modes) {
+void System::decide_friction_together(std::span<const int> elements, std::span<int> modes,
+                                      std::span<const char> must_slip) {
+  if (!must_slip.empty() && must_slip.size() != elements.size())
+    throw std::logic_error("decide_friction_together: one must_slip flag per element");
   Impl& s = *impl_;
   // the provisional slips of the set need not be solvable (system_impl.h)
   const Impl::UnsolvedSlipsAllowed provisional(s);
@@ -197,7 +200,8 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   const auto deciding = static_cast<int>(fj.size());
   if (deciding == 0) return;
   // one: as it is decided alone, the others without force (a ball here)
-  if (deciding == 1 && (fj[0]->joint >= 0 || fj[0]->contact_side >= 0) && !fj[0]->ball) {
+  if (deciding == 1 && (fj[0]->joint >= 0 || fj[0]->contact_side >= 0) && !fj[0]->ball &&
+      must_slip.empty()) {
     modes[index[0]] = decide_joint_friction(elements[index[0]]);
     return;
   }
@@ -653,6 +657,11 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     for (int stuck = deciding; stuck >= 0 && best_count == 0; --stuck) {
       for (unsigned stuck_set = 0; stuck_set < (1u << deciding); ++stuck_set) {
         if (std::popcount(stuck_set) != stuck) continue;
+        bool tried_stuck = false;  // an element that must slip, stuck
+        for (int i = 0; i < deciding && !must_slip.empty(); ++i)
+          tried_stuck = tried_stuck || ((stuck_set >> i & 1u) != 0 &&
+                                        must_slip[index[static_cast<std::size_t>(i)]] != 0);
+        if (tried_stuck) continue;
         int slipping = 0;
         long cost = 1;
         for (int i = 0; i < deciding; ++i)
@@ -715,6 +724,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     return out;
   };
   if (deciding <= kMaxFrictionEnumerated && enumerate()) {
+    if (best_count == 0 && !must_slip.empty()) return;  // as given
     if (best_count != 1)
       throw SimulationError(
           s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "

@@ -308,6 +308,13 @@ class System final : public MechanicalSystem {
   /// slips in, the way the load pushes (against lambda; a ball along minus
   /// its holding moment, which sets its slip axis).
   int slip_mode_from_hold(int k, double lambda);
+  /// A ball just let go by its hold (set slipping from slip_mode_from_hold):
+  /// where its kinetic moment is below the static one that held it (mu <
+  /// mu_s), the slip starts with an acceleration, and its axis is set along
+  /// it as at a zero rate (the decision with the ball not tried stuck); with
+  /// mu = mu_s the acceleration starts at zero and the slip leaves along the
+  /// holding moment, which stays. Nothing for the other elements.
+  void direct_slip_from_hold(int k);
   /// Several such elements (joint friction, contact tangents, dry friction), all slipping
   /// and all at a zero slip rate in the last evaluated state, decided
   /// together (docs/theory/friction.md, "Several at zero rate"): the
@@ -326,7 +333,12 @@ class System final : public MechanicalSystem {
   /// A ball is one element whose moment is a vector: stuck, or slipping
   /// along its relative angular acceleration (the direction found with the
   /// combination's solution; its slip axis is set to it).
-  void decide_friction_together(std::span<const int> elements, std::span<int> modes);
+  /// `must_slip` (empty, or one flag per element): the flagged elements are
+  /// not tried stuck (one whose hold has just given way); where no
+  /// combination is then consistent, `modes` is left as given instead of
+  /// throwing. Honoured by the enumeration (up to kMaxFrictionEnumerated).
+  void decide_friction_together(std::span<const int> elements, std::span<int> modes,
+                                std::span<const char> must_slip = {});
   /// Whether element k, at a zero rate with others, is decided with them by
   /// decide_friction_together: a joint's (a ball's too) or contact's
   /// friction, or an element with dry friction (slip_limit_floor() > 0).

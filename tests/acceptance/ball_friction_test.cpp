@@ -9,9 +9,13 @@
 //    (the revolute path of pin_friction_test.cpp);
 //  * tests/models/ball_friction_spherical_pendulum.yaml: a 3-D swing whose
 //    slip direction turns; the energy lost is the friction work.
+//  * tests/models/ball_torque_ramp.yaml: a body held at its centre of mass
+//    leaves its hold under a growing torque, along the acceleration the
+//    kinetic moment leaves (closed form), not against the holding moment.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -214,6 +218,55 @@ TEST(BallFriction, ARunContinuedFromACheckpointIsBitwiseTheSame) {
     ASSERT_TRUE(original.advance_to(at));
     test::expect_checkpoint_continues_bitwise(model, original, in_place);
   }
+}
+
+// Held at its centre of mass (N = m g), the body sticks until the torque b t
+// d reaches mu_s r m g. The kinetic moment c = mu r m g is smaller, so the
+// slip starts with an acceleration: with w = 0 (no gyroscopic moment) and
+// the inertia about the world axes diag(I) (the body has not turned),
+//   a = I^-1 (tau - c e) = kappa e,  kappa > 0,  i.e.  e = (kappa I + c)^-1 tau,
+// kappa the one root of |(kappa I + c)^-1 tau| = 1 (decreasing from
+// |tau| / c > 1 to 0). Before, the slip started against the holding moment
+// (along d): a = (1.635, 0.409, 0.654) rad/s^2, 23 degrees off the slip
+// axis, with the moment not against the slip until the first step turned it.
+TEST(BallFriction, ALetGoBallSlipsAlongTheAccelerationItsKineticMomentLeaves) {
+  const double m = 1.0, r_ball = 0.01, mu = 0.2, mu_s = 0.3, b = 0.1, g = 9.81;
+  const Eigen::Vector3d inertia(0.004, 0.008, 0.01), d(2.0 / 3, 1.0 / 3, 2.0 / 3);
+  const test::RecordedRun r =
+      test::run_and_record(load_model(test::source_path("tests/models/ball_torque_ramp.yaml")),
+                           {"body.alphax", "body.alphay", "body.alphaz", "ball.friction",
+                            "ball.normal", "ball.friction_mode", "energy.balance"});
+  const double t_slip = mu_s * r_ball * m * g / b;
+  const std::vector<EventRecord> switches = switches_of(r, "ball.friction");
+  ASSERT_EQ(switches.size(), 2u);  // stuck at t0, slips at t_slip, for good
+  EXPECT_EQ(switches[1].kind, "slip");
+  EXPECT_NEAR(switches[1].t, t_slip, 1e-9);
+  // the closed form at t_slip
+  const Eigen::Vector3d tau = b * t_slip * d;
+  const double c = mu * r_ball * m * g;
+  auto direction = [&](double kappa) {
+    return Eigen::Vector3d(tau.array() / (kappa * inertia.array() + c));
+  };
+  double lo = 0.0, hi = 1e6;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (direction(mid).norm() > 1.0 ? lo : hi) = mid;
+  }
+  const Eigen::Vector3d e = direction(lo).normalized();
+  const Eigen::Vector3d expected = lo * e;
+  ASSERT_GT(std::acos(e.dot(d)), 0.1);  // the closed form is well off the holding moment's line
+  // the first sample slipping is the one at the switch
+  std::size_t k = 0;
+  while (k < r.t.size() && r["ball.friction_mode"][k] == 0.0) ++k;
+  ASSERT_LT(k, r.t.size());
+  EXPECT_NEAR(r.t[k], t_slip, 1e-9);
+  const Eigen::Vector3d alpha(r["body.alphax"][k], r["body.alphay"][k], r["body.alphaz"][k]);
+  EXPECT_LT((alpha - expected).norm(), 1e-9 * expected.norm())
+      << alpha.transpose() << " vs " << expected.transpose();
+  EXPECT_NEAR(r["ball.normal"][k], m * g, 1e-9);
+  EXPECT_NEAR(r["ball.friction"][k], c, 1e-12);  // its size, mu r |N|
+  for (std::size_t j = k; j < r.t.size(); ++j) ASSERT_EQ(r["ball.friction_mode"][j], 1.0);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
 }  // namespace

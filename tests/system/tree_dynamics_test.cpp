@@ -29,9 +29,10 @@ bool sparse_only(const std::string& name) {
        {"examples/disk_slider", "examples/double_pendulum_friction", "examples/incline_block",
         "examples/pushed_block", "tests/models/ball_double_pendulum",
         "tests/models/ball_friction_pendulum", "tests/models/ball_friction_spherical_pendulum",
-        "tests/models/ball_friction_spin", "tests/models/ladder_friction",
-        "tests/models/pin_friction_pendulum", "tests/models/stacked_blocks_friction",
-        "tests/models/three_flat_boxes", "tests/models/triple_pendulum_friction"})
+        "tests/models/ball_friction_spin", "tests/models/ball_torque_ramp",
+        "tests/models/ladder_friction", "tests/models/pin_friction_pendulum",
+        "tests/models/stacked_blocks_friction", "tests/models/three_flat_boxes",
+        "tests/models/triple_pendulum_friction"})
     if (name == friction) return true;
   return false;
 }
