@@ -199,12 +199,6 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   }
   const auto deciding = static_cast<int>(fj.size());
   if (deciding == 0) return;
-  // one: as it is decided alone, the others without force (a ball here)
-  if (deciding == 1 && (fj[0]->joint >= 0 || fj[0]->contact_side >= 0) && !fj[0]->ball &&
-      must_slip.empty()) {
-    modes[index[0]] = decide_joint_friction(elements[index[0]]);
-    return;
-  }
   // The frictional joints and contact tangents that slip on (not in the set,
   // their rate not zero) are members too, in their slip direction: their
   // forces F = -s mu sigma y respond to the set's through their normal forces
@@ -218,6 +212,14 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     fj.push_back(&f);
   }
   const auto k = static_cast<int>(fj.size());
+  // one scalar element and nothing else slipping: the closed form of a
+  // single joint (decide_joint_friction, which sends a joint with others
+  // slipping here, by the same test)
+  if (k == 1 && (fj[0]->joint >= 0 || fj[0]->contact_side >= 0) && !fj[0]->ball &&
+      must_slip.empty()) {
+    modes[index[0]] = decide_joint_friction(elements[index[0]]);
+    return;
+  }
   auto at = [&](int i) -> Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
   // its limit is its own F_max (not a reaction)
   auto own_limit = [&](int i) { return at(i).joint < 0 && at(i).contact_side < 0; };

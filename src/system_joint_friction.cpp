@@ -830,14 +830,21 @@ int System::decide_joint_friction(int k) {
   // its provisional slip need not be solvable (system_impl.h)
   const Impl::UnsolvedSlipsAllowed provisional(s);
   s.ensure_dynamics();
-  if (fj->ball) {
-    // a ball's slip has a direction: decided as a set of one, where the
-    // direction is found with the solution (system_friction_decision.cpp)
+  // the others that slip on (their rate not zero) respond to this joint's
+  // force through their normal forces: decided as a set of one with them as
+  // members (system_friction_decision.cpp, which comes back here when
+  // nothing else slips). So is a ball, whose slip has a direction found with
+  // the solution.
+  bool others_slip = false;
+  for (const Impl::FrictionJoint& f : s.friction_joints)
+    others_slip = others_slip || (&f != fj && f.unit_valid &&
+                                  !(f.contact_side >= 0 && s.contact_row(f.contact_side) < 0));
+  if (fj->ball || others_slip) {
     int mode = kStick;
     decide_friction_together(std::span<const int>(&k, 1), std::span<int>(&mode, 1));
     return mode;
   }
-  // the state without this joint's own friction force (the others as they are)
+  // the state without this joint's own friction force (nothing else slips)
   const double F = e.force();
   const Vec3 f0 = fj->transverse - F * fj->unit_transverse;
   const Vec3& tr = fj->unit_transverse;

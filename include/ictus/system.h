@@ -284,7 +284,9 @@ class System final : public MechanicalSystem {
   /// lies within mu_static |N|, else the slip direction whose kinetic
   /// friction is consistent with the acceleration it gives. Throws
   /// SimulationError (the joint, the time) when the friction law has no or
-  /// several solutions (Painleve).
+  /// several solutions (Painleve). With other frictional elements slipping,
+  /// whose forces respond to this one's, decided as a set of one with them
+  /// as members (decide_friction_together).
   /// A ball (spherical joint friction) at a zero rate along its slip axis:
   /// kStick if the moment that keeps the relative rotation's acceleration
   /// zero lies within mu_static r |N|; else kSlipPositive with the slip axis

@@ -11,6 +11,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "ictus/model.h"
 #include "ictus/model_file.h"
@@ -285,9 +286,6 @@ TEST(FrictionChain, SpatialDoublePendulumOnTwoBallsKeepsCoulombsLawAndItsEnergyB
   EXPECT_GT(r.final("energy.dissipated"), 0.5);
 }
 
-// One ball already slipping (the shoulder, turning with the pendulum) and
-// one at rest (the elbow) when the run starts: the elbow is decided with the
-// shoulder's moment responding to its own through the shoulder's reaction.
 // Pins of radius 1.5 m (mu r = 0.45): slipping together from rest, the
 // moments would change the reactions more than they are (the spectral
 // radius of K = mu r |dN/dM| is above 1, the slip not unique). At rest the
@@ -296,7 +294,9 @@ TEST(FrictionChain, SpatialDoublePendulumOnTwoBallsKeepsCoulombsLawAndItsEnergyB
 // stopping the run. With mu_s = 0.6 both pins hold the rods where they
 // start: the holding moments are the statics' (the ground carries both
 // weights and gravity's moment about the shoulder, the elbow the lower
-// rod's), within mu_s r |N|. Before, this stopped at t = 0.
+// rod's), within mu_s r |N|; the shoulder slipping with the elbow stuck is
+// consistent too, and static friction takes precedence. Before, this
+// stopped at t = 0.
 TEST(FrictionChain, LargePinsAtRestStickWhereTheirSlipTogetherWouldNotBeUnique) {
   Model model = load_model(test::source_path("examples/double_pendulum_friction.yaml"),
                            {{"r", "1.5"}, {"mu_s", "0.6"}});
@@ -328,13 +328,47 @@ TEST(FrictionChain, LargePinsAtRestStickWhereTheirSlipTogetherWouldNotBeUnique) 
   EXPECT_LT(elbow, 0.6 * 1.5 * kM2 * kG);
 }
 
+// The rods turning as one body at the rate W (the elbow stuck) with the
+// shoulder slipping: the rods' equations (rod_equations) with the elbow's
+// moment M2 an unknown and th2'' = th1'', unknowns (th1'', th2'', R1, R2,
+// M2). The shoulder's reaction is affine in its moment M1, so Coulomb's
+// |M1| = mu r |R1_0 + M1 R1_1| is a quadratic; a root is consistent where
+// M1 opposes the slip (the rate W, or from rest the acceleration it gives).
+// Returns the consistent roots' solutions.
+using Vector7 = Eigen::Matrix<double, 7, 1>;
+std::vector<Vector7> elbow_stuck(double th1, double th2, double W, double mu_r) {
+  using Matrix7 = Eigen::Matrix<double, 7, 7>;
+  Matrix7 A = Matrix7::Zero();
+  A.topLeftCorner<6, 6>() = rod_equations(th1, th2);
+  A(4, 6) = 1.0;   // I1 th1'' - ... = M1 - M2
+  A(5, 6) = -1.0;  // I2 th2'' - ... = M2
+  A(6, 0) = 1.0;   // th1'' = th2''
+  A(6, 1) = -1.0;
+  const double h1 = kL1 / 2, h2 = kL2 / 2;
+  const Eigen::Vector2d u1(std::sin(th1), -std::cos(th1)), u2(std::sin(th2), -std::cos(th2));
+  Vector7 b0 = Vector7::Zero(), b1 = Vector7::Zero();
+  for (int c = 0; c < 2; ++c) {  // as in newton_euler, both rods at the rate W
+    b0(c) = kM1 * h1 * W * W * u1(c) + (c == 1 ? -kM1 * kG : 0.0);
+    b0(2 + c) = kM2 * (2 * h1 * W * W * u1(c) + h2 * W * W * u2(c)) + (c == 1 ? -kM2 * kG : 0.0);
+  }
+  b1(4) = 1.0;
+  const auto lu = A.fullPivLu();
+  const Vector7 x0 = lu.solve(b0), x1 = lu.solve(b1);
+  const Eigen::Vector2d r0 = x0.segment<2>(2), r1 = x1.segment<2>(2);
+  const double qa = 1.0 - mu_r * mu_r * r1.squaredNorm(), qb = -2.0 * mu_r * mu_r * r0.dot(r1),
+               qc = -mu_r * mu_r * r0.squaredNorm();
+  std::vector<Vector7> out;
+  for (const double sign : {-1.0, 1.0}) {
+    const double M1 = (-qb + sign * std::sqrt(qb * qb - 4 * qa * qc)) / (2 * qa);
+    const Vector7 x = x0 + M1 * x1;
+    if (M1 * (W != 0.0 ? W : x(0)) < 0.0) out.push_back(x);
+  }
+  return out;
+}
+
 // The same pins with mu_s = mu = 0.3: the shoulder cannot hold (0.45 m
-// times the 16.7 N it carries is below gravity's 14.15 N m), the elbow can.
-// With the elbow stuck the two rods turn as one body about the shoulder,
-// whose moment mu r |R1| closes the rods' equations (rod_equations, the
-// elbow's moment M2 an unknown and th2'' = th1''): its reaction is affine in
-// its moment, so |M1| = mu r |R1_0 + M1 R1_1| is a quadratic, of which one
-// root opposes the slip. The decision at t = 0 matches it.
+// times the 16.7 N it carries is below gravity's 14.15 N m), the elbow can
+// (elbow_stuck, one consistent root). The decision at t = 0 matches it.
 TEST(FrictionChain, LargePinsAtRestSlipAtTheShoulderWithTheElbowStuck) {
   Model model = load_model(test::source_path("examples/double_pendulum_friction.yaml"),
                            {{"r", "1.5"}, {"mu_s", "0.3"}});
@@ -348,49 +382,62 @@ TEST(FrictionChain, LargePinsAtRestSlipAtTheShoulderWithTheElbowStuck) {
   EXPECT_EQ(r.events[0].kind, "slip");
   EXPECT_EQ(r.events[1].name, "elbow.friction");
   EXPECT_EQ(r.events[1].kind, "stick");
-  // the rods' equations at rest with the elbow stuck, unknowns
-  // (th1'', th2'', R1, R2, M2), for a given shoulder moment M1
-  const double a1 = std::numbers::pi / 2, a2 = 2 * std::numbers::pi / 3, mu_r = kMu * 1.5;
-  using Matrix7 = Eigen::Matrix<double, 7, 7>;
-  using Vector7 = Eigen::Matrix<double, 7, 1>;
-  Matrix7 A = Matrix7::Zero();
-  A.topLeftCorner<6, 6>() = rod_equations(a1, a2);
-  A(4, 6) = 1.0;   // I1 th1'' - ... = M1 - M2
-  A(5, 6) = -1.0;  // I2 th2'' - ... = M2
-  A(6, 0) = 1.0;   // th1'' = th2''
-  A(6, 1) = -1.0;
-  Vector7 b0 = Vector7::Zero(), b1 = Vector7::Zero();
-  b0(1) = -kM1 * kG;
-  b0(3) = -kM2 * kG;
-  b1(4) = 1.0;
-  const auto lu = A.fullPivLu();
-  const Vector7 x0 = lu.solve(b0), x1 = lu.solve(b1);
-  // M1^2 = mu_r^2 |R1_0 + M1 R1_1|^2
-  const Eigen::Vector2d r0 = x0.segment<2>(2), r1 = x1.segment<2>(2);
-  const double qa = 1.0 - mu_r * mu_r * r1.squaredNorm(), qb = -2.0 * mu_r * mu_r * r0.dot(r1),
-               qc = -mu_r * mu_r * r0.squaredNorm();
-  int consistent = 0;
-  Vector7 x = Vector7::Zero();
-  for (const double sign : {-1.0, 1.0}) {
-    const double M1 = (-qb + sign * std::sqrt(qb * qb - 4 * qa * qc)) / (2 * qa);
-    const Vector7 xs = x0 + M1 * x1;
-    if (M1 * xs(0) < 0.0) {  // the moment opposes the slip it gives
-      ++consistent;
-      x = xs;
-    }
-  }
-  ASSERT_EQ(consistent, 1);
+  const double mu_r = kMu * 1.5;
+  const std::vector<Vector7> solutions =
+      elbow_stuck(std::numbers::pi / 2, 2 * std::numbers::pi / 3, 0.0, mu_r);
+  ASSERT_EQ(solutions.size(), 1u);
+  const Vector7& x = solutions.front();
   const double normal = x.segment<2>(2).norm();
   EXPECT_NEAR(-r["upper.alphay"].front(), x(0), 1e-9 * std::abs(x(0)));
   EXPECT_NEAR(-r["lower.alphay"].front(), x(1), 1e-9 * std::abs(x(0)));
   EXPECT_NEAR(r["shoulder.normal"].front(), normal, 1e-9 * normal);
   EXPECT_NEAR(std::abs(r["shoulder.friction"].front()), mu_r * normal, 1e-9 * normal);
   EXPECT_NEAR(std::abs(r["elbow.friction"].front()), std::abs(x(6)), 1e-9 * std::abs(x(6)));
-  EXPECT_LT(std::abs(x(6)), kMu * 1.5 * x.segment<2>(4).norm());
+  EXPECT_LT(std::abs(x(6)), mu_r * x.segment<2>(4).norm());
   EXPECT_EQ(r["shoulder.friction_mode"].front(), x(0) > 0 ? 1.0 : -1.0);
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
+// The same pendulum turning as one body at W = -0.75 rad/s: the shoulder
+// slips on, the elbow starts at zero relative rate. Its decision takes the
+// shoulder's moment as responding to its own (a member slipping on, "Several
+// at zero rate"): with the elbow stuck the shoulder's moment is 3.2115 N m
+// and the elbow holds with 0.1127 N m, within mu_s r |R2| = 0.3238 N m
+// (elbow_stuck). Decided alone with the shoulder's moment of the instant,
+// it is not (the shoulder and elbow slipping together have no unique
+// solution here, r = 1.5 m, so that moment was left out, and the elbow's
+// hold came out at 0.867 N m beyond its 0.619 N m): the elbow was set
+// slipping and the run stopped at t = 0 (found by a review).
+TEST(FrictionChain, AnElbowAtZeroRateBesideASlippingShoulderIsDecidedWithItsResponse) {
+  Model model = load_model(test::source_path("examples/double_pendulum_friction.yaml"),
+                           {{"r", "1.5"}, {"mu_s", "0.3"}, {"W", "-0.75"}});
+  model.settings().until = 0.3;
+  const test::RecordedRun r = test::run_and_record(
+      model, {"shoulder.friction", "elbow.friction", "elbow.normal", "shoulder.friction_mode",
+              "elbow.friction_mode", "upper.alphay", "energy.balance"});
+  ASSERT_FALSE(r.events.empty());
+  EXPECT_EQ(r.events[0].name, "elbow.friction");
+  EXPECT_EQ(r.events[0].kind, "stick");
+  EXPECT_EQ(r.events[0].t, 0.0);
+  EXPECT_DOUBLE_EQ(r.t.back(), 0.3);
+  const double mu_r = kMu * 1.5;
+  const std::vector<Vector7> solutions =
+      elbow_stuck(std::numbers::pi / 2, 2 * std::numbers::pi / 3, -0.75, mu_r);
+  ASSERT_EQ(solutions.size(), 1u);
+  const Vector7& x = solutions.front();
+  EXPECT_NEAR(x(6), -0.11268701048, 1e-10);  // the review's independent solution
+  EXPECT_NEAR(std::abs(r["shoulder.friction"].front()), mu_r * x.segment<2>(2).norm(), 1e-9);
+  EXPECT_NEAR(std::abs(r["elbow.friction"].front()), std::abs(x(6)), 1e-9 * std::abs(x(6)));
+  EXPECT_LT(std::abs(x(6)), 0.3 * 1.5 * x.segment<2>(4).norm());
+  EXPECT_NEAR(-r["upper.alphay"].front(), x(0), 1e-9 * std::abs(x(0)));
+  EXPECT_EQ(r["shoulder.friction_mode"].front(), -1.0);
+  EXPECT_EQ(r["elbow.friction_mode"].front(), 0.0);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// One ball already slipping (the shoulder, turning with the pendulum) and
+// one at rest (the elbow) when the run starts: the elbow is decided with the
+// shoulder's moment responding to its own through the shoulder's reaction.
 // With the shoulder's moment held at its value before the decision, the
 // elbow's slip direction was off by the shoulder's response, and the slender
 // rods (1e-4 kg m^2 about their axes) turned the moment's direction so fast
