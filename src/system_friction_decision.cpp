@@ -207,8 +207,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // its moment -mu r |N| keeps its direction (w's, which is not zero) and
   // its size responds to the set's forces through its whole reaction.
   for (Impl::FrictionJoint& f : s.friction_joints) {
-    if (!f.unit_valid || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
-    if (f.contact_side >= 0 && s.contact_row(f.contact_side) < 0) continue;
+    if (!s.slips_as_member(f) || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
     fj.push_back(&f);
   }
   const auto k = static_cast<int>(fj.size());
@@ -725,8 +724,11 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
              spatial_why;
     return out;
   };
-  if (deciding <= kMaxFrictionEnumerated && enumerate()) {
-    if (best_count == 0 && !must_slip.empty()) return;  // as given
+  const bool enumerated = deciding <= kMaxFrictionEnumerated && enumerate();
+  // an element that must slip: no combination, several, or none enumerated
+  // leave the modes as given (the caller keeps what it had)
+  if (!must_slip.empty() && (!enumerated || best_count != 1)) return;
+  if (enumerated) {
     if (best_count != 1)
       throw SimulationError(
           s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "

@@ -521,6 +521,13 @@ struct System::Impl {
   ReactionFriction& friction_element(const FrictionJoint& fj);
   const ReactionFriction& friction_element(const FrictionJoint& fj) const;
   std::string friction_site(const FrictionJoint& fj) const;
+  /// Slipping and pressed at the last solve (its unit responses made): a
+  /// member of any decision at zero rate it is not decided in, its force
+  /// responding (system_friction_decision.cpp; decide_joint_friction sends a
+  /// joint there when any other one is).
+  bool slips_as_member(const FrictionJoint& f) const {
+    return f.unit_valid && !(f.contact_side >= 0 && contact_row(f.contact_side) < 0);
+  }
   std::vector<FrictionJoint> friction_joints;
   // the slip solve's workspace, sized for every friction element at the build
   std::vector<FrictionJoint*> slip_set;

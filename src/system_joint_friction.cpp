@@ -837,8 +837,7 @@ int System::decide_joint_friction(int k) {
   // the solution.
   bool others_slip = false;
   for (const Impl::FrictionJoint& f : s.friction_joints)
-    others_slip = others_slip || (&f != fj && f.unit_valid &&
-                                  !(f.contact_side >= 0 && s.contact_row(f.contact_side) < 0));
+    others_slip = others_slip || (&f != fj && s.slips_as_member(f));
   if (fj->ball || others_slip) {
     int mode = kStick;
     decide_friction_together(std::span<const int>(&k, 1), std::span<int>(&mode, 1));

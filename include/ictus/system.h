@@ -336,9 +336,11 @@ class System final : public MechanicalSystem {
   /// along its relative angular acceleration (the direction found with the
   /// combination's solution; its slip axis is set to it).
   /// `must_slip` (empty, or one flag per element): the flagged elements are
-  /// not tried stuck (one whose hold has just given way); where no
-  /// combination is then consistent, `modes` is left as given instead of
-  /// throwing. Honoured by the enumeration (up to kMaxFrictionEnumerated).
+  /// not tried stuck (one whose hold has just given way); where then no
+  /// combination is consistent, or several are, or the enumeration cannot
+  /// be made (more than kMaxFrictionEnumerated elements, or over its budget
+  /// of trial solves), `modes` is left as given instead of throwing (the
+  /// complementarity problem is not tried).
   void decide_friction_together(std::span<const int> elements, std::span<int> modes,
                                 std::span<const char> must_slip = {});
   /// Whether element k, at a zero rate with others, is decided with them by
