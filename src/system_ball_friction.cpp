@@ -142,7 +142,8 @@ void System::direct_slip_from_hold(int k) {
   const JointFrictionElement& e = ball_of(s, *fj);
   if (!(e.kinetic_lever() < e.static_lever())) return;
   // the decision's slipping option alone (a + kappa M = 0, |M| = mu r |N|),
-  // which sets the slip axis; none consistent leaves the holding moment's
+  // which sets the slip axis; undecided (no consistent root, several, or
+  // beyond the enumeration) it leaves the holding moment's
   int mode = kStick;
   const char must_slip = 1;
   decide_friction_together(std::span<const int>(&k, 1), std::span<int>(&mode, 1),
