@@ -507,10 +507,10 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   // joint asks for a friction impulse, the impact decided again with it
   internal::ContactImpactWithJointFriction with_joints;
   {
-    const internal::ContactImpactProblem problem{d.Minv, d.DE, d.equality_rows, rE,   d.G,
-                                                 c,      u1,   sol.l_E,         sol.z};
-    if (internal::joint_friction_in_contact_impact(s, t, problem, !rough.empty(),
-                                                   side_list(*this, sides), with_joints)) {
+    const internal::ContactImpactProblem problem{
+        d.Minv, d.DE, d.equality_rows, rE, d.G, T, rough, mu, c, u1, sol.l_E, sol.z};
+    if (internal::joint_friction_in_contact_impact(s, t, problem, side_list(*this, sides),
+                                                   with_joints)) {
       sol.x = std::move(with_joints.x);
       sol.z = std::move(with_joints.z);
       sol.l_E = std::move(with_joints.l_E);

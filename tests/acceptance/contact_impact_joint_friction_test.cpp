@@ -157,6 +157,140 @@ TEST(ContactImpactJointFriction, ABallStrikingAGentlerTiltIsHeldByStaticFriction
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
+// --- rough contacts -----------------------------------------------------------
+
+// The ball as a point mass (friction at a sphere wants a body that does not
+// turn) landing through a rough plastic contact (mu_c) on the top of the
+// block sliding in its guide (mu_g, mu_gs), with a sideways rate vz. A
+// second ball, `rider`, may ride on the top at x = -0.3 through a rough
+// contact (mu_r), moving with the block.
+constexpr const char* kRoughLanding = R"(ictus: 1
+name: a ball landing through a rough contact on a block in a frictional guide
+parameters: {v0: 2, w: 3, vz: 0, muc: 0.1, mug: 0.3, mugs: 0.4, rider: 0, mur: 0.5}
+gravity: [0, -9.81, 0]
+bodies:
+  block: {mass: 2, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}
+  ball: {mass: 0.5, point_mass: true, position: [0, 0.2, 0]}
+  passenger: {mass: 0.5, point_mass: true, position: [-0.3, 0.15 + 1 - rider, 0]}
+joints:
+  guide:
+    type: prismatic
+    between: [ground, block]
+    at: [0, 0, 0]
+    axis: [1, 0, 0]
+    friction: {mu: mug, mu_static: mugs}
+shapes:
+  top: {body: block, type: plane, at: [0, 0.1, 0], normal: [0, 1, 0]}
+  ball_shape: {body: ball, type: sphere, radius: 0.05}
+  passenger_shape: {body: passenger, type: sphere, radius: 0.05}
+contacts:
+  landing: {type: shapes, between: [ball, block], friction: muc}
+  riding: {type: shapes, between: [passenger, block], friction: mur}
+initial_velocities: {guide.v: v0, ball.vy: -w, ball.vz: vz, passenger.vx: v0 * rider}
+simulate: {until: 0.03, output_step: 0.001, max_step: 0.001, rtol: 1e-10, atol: 1e-12}
+)";
+
+test::RecordedRun rough_landing(const ParameterOverrides& parameters, bool guide_friction = true) {
+  std::string text = kRoughLanding;
+  if (!guide_friction) {
+    const std::string line = "    friction: {mu: mug, mu_static: mugs}\n";
+    text.erase(text.find(line), line.size());
+  }
+  return test::run_and_record(
+      parse_model(text, "rough landing", parameters),
+      {"block.vx", "ball.vx", "ball.vy", "ball.vz", "passenger.vx", "landing.friction_mode_x",
+       "riding.friction_mode_x", "energy.balance"});
+}
+
+// Landing flat on the block sliding at v_c, P = m_b w_c. The contact slips
+// (the ball slower than the top) with mu_c P forward on the ball, and the
+// guide, pressed across by P, takes mu_g P against the block:
+//   u+ = mu_c P / m_b,  v+ = v_c - (mu_c + mu_g) P / m,  valid while u+ < v+.
+// Before, the run stopped: ictus decided joint friction in a contact impact
+// with frictionless contacts only.
+TEST(ContactImpactJointFriction, ABallLandingThroughARoughContactSlipsWithBothFrictionImpulses) {
+  const double v0 = 2.0, w = 3.0, mu_c = 0.1;
+  const test::RecordedRun r = rough_landing({{"muc", "0.1"}});
+  const double t_c = landing_time(w, 0.0);
+  const double v_c = v0 - kMu * kG * t_c, P = kBall * (w + kG * t_c);
+  const double u_plus = mu_c * P / kBall, v_plus = v_c - (mu_c + kMu) * P / kBlock;
+  ASSERT_LT(u_plus, v_plus);
+  const std::size_t k = after_impact(r, t_c);
+  ASSERT_NEAR(r.t[k], t_c, 1e-9);
+  EXPECT_NEAR(r["ball.vx"][k], u_plus, 1e-9);
+  EXPECT_NEAR(r["block.vx"][k], v_plus, 1e-9);
+  EXPECT_NEAR(r["ball.vy"][k], 0.0, 1e-12);
+  EXPECT_NE(r["landing.friction_mode_x"][k], 0.0);  // slipping on
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// With mu_c = 1 the top carries the ball along in the impact: u+ = v+ and
+// m (v+ - v_c) = -m_b v+ - mu_g P, within the cone: m_b v+ <= mu_c P.
+TEST(ContactImpactJointFriction, ABallLandingThroughAStickyContactIsCarriedAlongInTheImpact) {
+  const double v0 = 2.0, w = 3.0, mu_c = 1.0;
+  const test::RecordedRun r = rough_landing({{"muc", "1"}});
+  const double t_c = landing_time(w, 0.0);
+  const double v_c = v0 - kMu * kG * t_c, P = kBall * (w + kG * t_c);
+  const double v_plus = (kBlock * v_c - kMu * P) / (kBlock + kBall);
+  ASSERT_LT(kBall * v_plus, mu_c * P);
+  const std::size_t k = after_impact(r, t_c);
+  EXPECT_NEAR(r["block.vx"][k], v_plus, 1e-9);
+  EXPECT_NEAR(r["ball.vx"][k], v_plus, 1e-9);
+  EXPECT_EQ(r["landing.friction_mode_x"][k], 0.0);
+  // then they slow together at mu_g g (the guide carries both weights)
+  const std::size_t end = r.t.size() - 1;
+  EXPECT_NEAR(r["block.vx"][end], v_plus - kMu * kG * (r.t[end] - t_c), 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// The pyramid's cases enumerated with the joint's friction against its
+// complementarity problem (contact/friction_pyramid.h) solved by pivoting:
+// with the guide's mu at 1e-12 the guide still asks for its friction
+// impulse, so the impact is decided by the enumeration, and the velocities
+// after it are those of the same model without the guide's friction, to
+// the friction's own share (mu P / m ~ 1e-12). Sideways rates make the
+// slip leave the pyramid's axes (its vertices and edges).
+TEST(ContactImpactJointFriction, WithAVanishingGuideFrictionTheImpactIsThePyramidsOwn) {
+  const double t_c = landing_time(3.0, 0.0);
+  for (const char* vz : {"0", "1", "3", "-2"})
+    for (const char* mu_c : {"0.1", "0.5", "2"}) {
+      const test::RecordedRun decided =
+          rough_landing({{"vz", vz}, {"muc", mu_c}, {"mug", "1e-12"}, {"mugs", "1e-12"}});
+      const test::RecordedRun pivoted = rough_landing({{"vz", vz}, {"muc", mu_c}}, false);
+      const std::size_t k = after_impact(decided, t_c), kp = after_impact(pivoted, t_c);
+      ASSERT_EQ(decided.t[k], pivoted.t[kp]);
+      EXPECT_TRUE(std::any_of(decided.events.begin(), decided.events.end(),
+                              [](const auto& e) {
+                                return e.detail.find(
+                                           "joint friction impulses: guide.friction.slip=") !=
+                                       std::string::npos;
+                              }))
+          << vz << " " << mu_c;
+      for (const char* channel : {"block.vx", "ball.vx", "ball.vz"})
+        EXPECT_NEAR(decided[channel][k], pivoted[channel][kp], 1e-10)
+            << channel << " vz " << vz << " mu_c " << mu_c;
+    }
+}
+
+// A passenger riding on the block, its rough contact stuck, when the ball
+// lands (frictionless landing): the guide's friction impulse mu_g P slows
+// the block, and the passenger's contact, without a normal impulse, can
+// hold none of its momentum: it keeps v_c and slips on forward.
+TEST(ContactImpactJointFriction, ARiderWhoseContactTakesNoNormalImpulseSlipsOnInTheImpact) {
+  const double v0 = 2.0, w = 3.0;
+  const test::RecordedRun r = rough_landing({{"muc", "0"}, {"rider", "1"}});
+  const double t_c = landing_time(w, 0.0);
+  // before: block and rider slow together at mu_g g (mu_r = 0.5 holds it)
+  const double v_c = v0 - kMu * kG * t_c, P = kBall * (w + kG * t_c);
+  const std::size_t k = after_impact(r, t_c);
+  ASSERT_NEAR(r.t[k], t_c, 1e-9);
+  EXPECT_EQ(r["riding.friction_mode_x"][k - 1], 0.0);
+  EXPECT_NEAR(r["passenger.vx"][k], v_c, 1e-9);
+  EXPECT_NEAR(r["block.vx"][k], v_c - kMu * P / kBlock, 1e-9);
+  EXPECT_NE(r["riding.friction_mode_x"][k], 0.0);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
 // --- a ball joint ------------------------------------------------------------
 
 // A plate of I_z = 0.06 kg m^2 (its centre at the socket) held by a
