@@ -190,11 +190,13 @@ int ElementSwitching::apply(double t, VecX& y, bool start) {
 
 void ElementSwitching::note_enabled(double t, const VecX& y) {
   system_.evaluate(t, y, Stage::kKinematics);
+  noted_speed_ = 0.0;
   for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
     const auto ki = static_cast<std::size_t>(k);
     enabled_before_[ki] = system_.stick_slip_enabled(k) ? 1 : 0;
     noted_mode_[ki] = system_.stick_slip_element(k).mode();
     noted_rate_[ki] = system_.stick_slip_rate(k);
+    noted_speed_ = std::max(noted_speed_, std::abs(noted_rate_[ki]));
   }
 }
 
@@ -205,8 +207,13 @@ bool ElementSwitching::stopped(int k, double rate) const {
 }
 
 // At t0 only a rate of exactly zero is rest (docs/theory/stick-slip.md).
+// After an impulse, so is the round-off of its solve: relative to the
+// element's rate before it, or, for one at rest before it (a contact's
+// tangent across the plane of the motion, switched on as the contact
+// closes), to the fastest element's.
 bool ElementSwitching::at_rest(int k, double rate) const {
-  return rate == 0.0 || (!run_start_ && stopped(k, rate));
+  return rate == 0.0 ||
+         (!run_start_ && (stopped(k, rate) || std::abs(rate) <= 1e-9 * noted_speed_));
 }
 
 int ElementSwitching::wake(double t, VecX& y) {

@@ -90,6 +90,7 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   std::vector<char> waking_;        // decided as at the start of a run
   std::vector<int> noted_mode_;     // at note_enabled()
   std::vector<double> noted_rate_;  // at note_enabled()
+  double noted_speed_ = 0.0;        // the largest |noted_rate_|
   bool run_start_ = true;           // decide(start) at t0, not woken
   std::vector<int> together_, together_modes_, together_before_;
 };

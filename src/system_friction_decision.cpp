@@ -365,6 +365,27 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
         force_scale = std::max(force_scale, a0.segment<3>(off(i)).norm() / response);
     }
   }
+  // A mechanism that its other rows lock (a pendulum with a frictional pin
+  // whose tip rests on a floor): no friction force accelerates an element,
+  // and its rows of C and a0 are the solve's round-off. Judged against the
+  // responses with the bodies free (Impl::kLockedFraction): an entry of C
+  // below that is zero, and an element whose row is then zero (locked) has
+  // a0 zero where it is round-off too. Its force is then statically
+  // indeterminate (the least-norm one holds).
+  VecX unconstrained(n);
+  for (int i = 0; i < k; ++i)
+    unconstrained.segment(off(i), ball(i) ? 3 : 1).setConstant(s.free_response(at(i)));
+  for (int r = 0; r < n; ++r) {
+    bool locked = unconstrained(r) > 0.0;
+    for (int c = 0; c < n; ++c) {
+      if (std::abs(C(r, c)) <=
+          Impl::kLockedFraction * std::sqrt(unconstrained(r) * unconstrained(c)))
+        C(r, c) = 0.0;
+      locked = locked && C(r, c) == 0.0;
+    }
+    if (locked && std::abs(a0(r)) <= Impl::kLockedFraction * unconstrained(r) * force_scale)
+      a0(r) = 0.0;
+  }
   for (int r = 0; r < n; ++r) {
     acc_scale = std::max(acc_scale, std::abs(a0(r)));
     for (int c = 0; c < n; ++c) acc_scale = std::max(acc_scale, std::abs(C(r, c)) * force_scale);

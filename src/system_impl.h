@@ -209,6 +209,13 @@ struct System::Impl {
   /// `sine`: the rank tolerance (ConstraintRank::kTolerance, or the wider
   /// singular_window while a run passes a singular configuration).
   void detect_redundancy(bool report = true, double sine = internal::ConstraintRank::kTolerance);
+  /// Flags in `dependent` the rows that depend on the others (on D alone,
+  /// constraint_rank.h), a stuck friction element's hold rows last: where a
+  /// hold is dependent on joints, contacts or drivers it is the one flagged,
+  /// so that its force in the solve is zero (docs/theory/friction.md, "Stuck
+  /// holds that other rows make dependent"). Allocation-free after the
+  /// structure's first call.
+  void find_dependent_rows(std::vector<char>& dependent, double sine);
   /// Finds the dependent rows again at time `time` (the rank of D changed
   /// with the configuration) and logs the change with the rows involved.
   /// Returns true if the set of dependent rows changed.
@@ -462,6 +469,17 @@ struct System::Impl {
   /// (moment_W null) or a moment moment_W on the follower, minus it on the base.
   void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,
                      VecX& mult);
+  /// The element's acceleration per unit friction force with the bodies free
+  /// (M^-1 alone, no constraint rows): a ball's the mean of its three axes'.
+  /// The scale of its constrained responses, by which their round-off is
+  /// judged; 0 where the inertia is ill-conditioned. Allocates (decisions only).
+  double free_response(const FrictionJoint& fj);
+  /// A response of a frictional element below this fraction of its free one
+  /// is the solve's round-off: the other rows lock the element (a pendulum
+  /// whose tip rests on a floor), and no tolerance relative to the response
+  /// itself tells it from one. Its acceleration without friction is then
+  /// zero where below this fraction of what its largest force gives it free.
+  static constexpr double kLockedFraction = 1e-10;
   /// A ball whose switching function is zero while its relative angular
   /// velocity is not at round-off level (it turned past its slip axis within
   /// the step): true, with the slip axis set along w (it slips on).
@@ -578,6 +596,8 @@ struct System::Impl {
   std::vector<char> dropped;
   std::vector<char> no_rows;         // all zero, one per row: nothing excluded
   std::vector<char> dependent_rows;  // redetect_rank's decision before it is adopted
+  std::vector<char> hold_rows;       // find_dependent_rows: the stuck holds' rows
+  std::vector<char> rank_excluded;   // and the rows it leaves out of a test
   std::vector<JointRows> joint_rows;
   internal::SchurSolver solver;
   internal::ConstraintRank rank;  // which rows are dependent, on the geometry of D

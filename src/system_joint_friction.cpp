@@ -209,6 +209,41 @@ void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
   press_dependent_contacts(mult);  // as the dynamics' multipliers
 }
 
+double System::Impl::free_response(const FrictionJoint& fj) {
+  if (inertia_ill_conditioned) return 0.0;
+  const ForceContext ctx(kin, t);
+  std::vector<Vec6> acc(static_cast<std::size_t>(n), Vec6::Zero());
+  auto accelerate_free = [&] {
+    for (int b = 0; b < n; ++b) {
+      const auto i = static_cast<std::size_t>(b);
+      acc[i].head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
+      acc[i].tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
+    }
+  };
+  double response = 0.0;
+  if (!fj.ball) {
+    for (BodyLoad& l : unit_loads) l = BodyLoad{};
+    LoadAccumulator accumulator(unit_loads);
+    forces[static_cast<std::size_t>(fj.force)]->add_slip_load(ctx, accumulator, 1.0);
+    accelerate_free();
+    if (fj.base != kGround)
+      response += fj.rate_row.J_base.dot(acc[static_cast<std::size_t>(fj.base)]);
+    if (fj.follower != kGround)
+      response += fj.rate_row.J_follower.dot(acc[static_cast<std::size_t>(fj.follower)]);
+  } else {
+    for (int q = 0; q < 3; ++q) {
+      for (BodyLoad& l : unit_loads) l = BodyLoad{};
+      LoadAccumulator accumulator(unit_loads);
+      accumulator.add_torque_W(fj.follower, ctx.body(fj.follower), Vec3::Unit(q));
+      accumulator.add_torque_W(fj.base, ctx.body(fj.base), -Vec3::Unit(q));
+      accelerate_free();
+      response += relative_angular_acceleration(fj, acc)(q) / 3.0;
+    }
+  }
+  response = std::abs(response);
+  return std::isfinite(response) ? response : 0.0;
+}
+
 void System::Impl::respond_to_unit_loads(const std::vector<char>& excluded, std::vector<Vec6>& acc,
                                          VecX& mult) {
   const auto m = static_cast<Eigen::Index>(rows.size());
@@ -847,9 +882,17 @@ int System::decide_joint_friction(int k) {
   const double F = e.force();
   const Vec3 f0 = fj->transverse - F * fj->unit_transverse;
   const Vec3& tr = fj->unit_transverse;
-  const double a0 = fj->acc - F * fj->unit_acc_q;
-  const double c1 = fj->unit_acc_q;
+  double a0 = fj->acc - F * fj->unit_acc_q;
+  double c1 = fj->unit_acc_q;
   const bool contact = fj->contact_side >= 0;
+  // locked by the other rows (Impl::kLockedFraction): kinetic friction
+  // holds it below (neither direction accelerates)
+  const double free = s.free_response(*fj);
+  if (std::abs(c1) <= Impl::kLockedFraction * free) {
+    c1 = 0.0;
+    const double force_scale = std::max(f0.norm() * std::max(e.static_lever(), 1.0), std::abs(F));
+    if (std::abs(a0) <= Impl::kLockedFraction * free * force_scale) a0 = 0.0;
+  }
   // the normal force with the friction force F: |N| for a joint, N >= 0 for a contact
   auto normal_with = [&](double force) {
     return contact ? std::max(f0.x() + force * tr.x(), 0.0) : (f0 + force * tr).norm();

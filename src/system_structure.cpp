@@ -143,7 +143,7 @@ bool System::Impl::redetect_rank(double time) {
   // first, in buffers of the structure, and rebuild the self-stress modes
   // (which allocate) only when the dependent rows changed
   compute_rows();
-  rank.find_dependent_rows(rows, row_bodies, no_rows, dependent_rows, singular_window);
+  find_dependent_rows(dependent_rows, singular_window);
   if (dependent_rows == dropped) return false;
   keep_self_stress_for_probe();
   const std::vector<char> before = dropped;
@@ -213,7 +213,7 @@ void System::note_singular_passage(double t, const VecX& y) {
   Impl& s = *impl_;
   s.compute_kinematics(t, y);
   s.compute_rows();
-  s.rank.find_dependent_rows(s.rows, s.row_bodies, s.no_rows, s.dependent_rows, s.singular_window);
+  s.find_dependent_rows(s.dependent_rows, s.singular_window);
   long lowest = 0;
   bool passage = false;
   for (std::size_t r = 0; r < s.dropped.size(); ++r) {
@@ -274,11 +274,52 @@ void System::Impl::warn(std::string text) {
   }
 }
 
+// A body held both by a joint or contact and by a stuck friction force (a
+// pendulum with a frictional pin whose tip rests on a floor) has a stuck
+// hold dependent on the other rows: the forces are statically
+// indeterminate. The rows without the holds are analysed first, then each
+// hold is kept where it adds to the rank of those kept so far: a dependent
+// hold is dropped and its force is zero, the least friction, which its cone
+// always admits (and which the decision at zero rate, whose unknowns are the
+// friction forces, finds at its least norm). Left to the elimination order
+// the solve could keep the hold and drop a joint's row, the hold then
+// carrying the load beyond its cone, and the element would be let go at
+// once while the body stays at rest.
+void System::Impl::find_dependent_rows(std::vector<char>& dependent, double sine) {
+  const std::size_t m = rows.size();
+  hold_rows.assign(m, 0);
+  bool any = false;
+  for (std::size_t k = 0; k < hold_driver.size(); ++k) {
+    const int first = hold_row(static_cast<int>(k));
+    if (first < 0) continue;
+    const Instance& hold = instances[static_cast<std::size_t>(
+        drivers[static_cast<std::size_t>(hold_driver[k])].instance)];
+    for (int q = 0; q < hold.constraint->row_count(); ++q)
+      hold_rows[static_cast<std::size_t>(first + q)] = 1;
+    any = true;
+  }
+  if (!any) {
+    rank.find_dependent_rows(rows, row_bodies, no_rows, dependent, sine);
+    return;
+  }
+  rank.find_dependent_rows(rows, row_bodies, hold_rows, dependent, sine);
+  rank_excluded.assign(m, 0);
+  for (std::size_t r = 0; r < m; ++r)
+    rank_excluded[r] = dependent[r] != 0 || hold_rows[r] != 0 ? 1 : 0;
+  for (std::size_t r = 0; r < m; ++r) {
+    if (hold_rows[r] == 0) continue;
+    rank_excluded[r] = 0;
+    if (rank.independent(rows, row_bodies, rank_excluded, sine)) continue;
+    rank_excluded[r] = 1;
+    dependent[r] = 1;
+  }
+}
+
 void System::Impl::detect_redundancy(bool report, double sine) {
   self_stress.clear();
   compute_rows();
   // which rows depend on the others is decided on D alone (constraint_rank.h)
-  rank.find_dependent_rows(rows, row_bodies, no_rows, dropped, sine);
+  find_dependent_rows(dropped, sine);
   geometric_check_below = kSchurCheck;
   solver.assemble(rows, inverse_mass, dropped);
   const bool factorized = solver.factorize();
