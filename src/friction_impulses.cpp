@@ -357,8 +357,14 @@ FrictionImpulses::Outcome FrictionImpulses::solve_several() {
 // are affine in them, and the slipping joints' law F_i = -s_i mu_i |P_i(F)|
 // is the fixed point of spatial_slip.h: one solution where it is a
 // contraction. A combination beyond that leaves the impact undecided
-// (kOffLine), and so does a singular one (stuck joints of one motion, not
-// searched here: kDependent), even where another combination is consistent.
+// (kOffLine). A singular one with every joint stuck and one free direction
+// n (stuck joints of one motion: a mechanism the impact locks) is searched
+// along it, F = F_p + t n: the rates do not change with t (C n = 0), and
+// each joint's law |F_i| <= mu_i |P_i| changes sign only at the roots of
+// the quadratic F_i(t)^2 - mu_i^2 |P_i(t)|^2, so the roots and the points
+// between and beyond them are every case to try (the impulses found are
+// then one choice among many). Other singular combinations are not
+// searched (kDependent), even where another combination is consistent.
 FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
   const int k = count_;
   const auto kk = static_cast<Eigen::Index>(k);
@@ -395,6 +401,50 @@ FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
   bool singular = false;
   Eigen::MatrixXd A(kk, kk);
   Eigen::VectorXd b(kk);
+  // every joint stuck, A singular with one free direction: a consistent
+  // point of the line of solutions, if any, in F
+  auto search_stuck_line = [&](const Eigen::FullPivLU<Eigen::MatrixXd>& lu,
+                               Eigen::VectorXd& F) -> bool {
+    if (lu.rank() != k - 1) return false;
+    const Eigen::VectorXd Fp = lu.solve(b);
+    if ((A * Fp - b).lpNorm<Eigen::Infinity>() >
+        1e-10 * std::max(b.lpNorm<Eigen::Infinity>(),
+                         A.cwiseAbs().rowwise().sum().maxCoeff() * Fp.lpNorm<Eigen::Infinity>()))
+      return false;  // the targets contradict each other
+    const Eigen::VectorXd n = lu.kernel().col(0);
+    std::vector<double> roots;
+    for (int i = 0; i < k; ++i) {
+      const Eigen::Vector3d Pp = normal(i, Fp), Pn = response(i, n);
+      const double mu2 = mu_(i) * mu_(i);
+      const double a2 = n(i) * n(i) - mu2 * Pn.squaredNorm();
+      const double a1 = 2.0 * (Fp(i) * n(i) - mu2 * Pp.dot(Pn));
+      const double a0 = Fp(i) * Fp(i) - mu2 * Pp.squaredNorm();
+      const double scale = std::max({std::abs(a2), std::abs(a1), std::abs(a0), 1e-300});
+      if (std::abs(a2) <= 1e-14 * scale) {
+        if (a1 != 0.0) roots.push_back(-a0 / a1);
+        continue;
+      }
+      const double discriminant = a1 * a1 - 4.0 * a2 * a0;
+      if (discriminant < 0.0) continue;
+      const double q = -0.5 * (a1 + std::copysign(std::sqrt(discriminant), a1));
+      roots.push_back(q / a2);
+      if (q != 0.0) roots.push_back(a0 / q);
+    }
+    std::sort(roots.begin(), roots.end());
+    std::vector<double> trials{0.0};
+    for (std::size_t z = 0; z + 1 < roots.size(); ++z)
+      trials.push_back(0.5 * (roots[z] + roots[z + 1]));
+    if (!roots.empty()) {
+      trials.push_back(roots.front() - 1.0 - std::abs(roots.front()));
+      trials.push_back(roots.back() + 1.0 + std::abs(roots.back()));
+    }
+    trials.insert(trials.end(), roots.begin(), roots.end());
+    for (const double t : trials) {
+      F = Fp + t * n;
+      if (consistent(F)) return true;
+    }
+    return false;
+  };
   for (;;) {
     std::vector<int> slipping;
     for (int i = 0; i < k; ++i) {
@@ -416,7 +466,21 @@ FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
     Eigen::FullPivLU<Eigen::MatrixXd> lu(kk, kk);
     lu.setThreshold(kRankThreshold);
     lu.compute(A);
-    if (!lu.isInvertible()) {
+    if (!lu.isInvertible() && slipping.empty()) {
+      Eigen::VectorXd F(kk);
+      if (lu.rank() != k - 1) {
+        singular = true;
+      } else if (search_stuck_line(lu, F)) {
+        // one motion (C n = 0); the first consistent point counts for it
+        const Eigen::VectorXd v = v0_ + C_ * F;
+        const bool seen = std::any_of(found.begin(), found.end(), [&](const Solution& c) {
+          return (v0_ + C_ * c.F - v).lpNorm<Eigen::Infinity>() <=
+                 1e-8 * std::max(rate_scale, (C_ * F).lpNorm<Eigen::Infinity>());
+        });
+        if (!seen) found.push_back({F, std::vector<int>(static_cast<std::size_t>(k), 0), true});
+        if (found.size() >= kMaxSolutions) break;
+      }
+    } else if (!lu.isInvertible()) {
       singular = true;
     } else {
       const Eigen::VectorXd base = lu.solve(b);

@@ -20,7 +20,9 @@
 // determine the motion (kDependent). Where some P_i leaves its line (a pin's
 // in the plane of a mechanism), each combination's slipping impulses solve
 // the fixed point |P_i| of spatial_slip.h, which is unique where it is a
-// contraction; a combination beyond that, or a singular one, leaves the
+// contraction; a singular combination with every joint stuck and one free
+// direction is searched along it (exact, the impulses one choice); a
+// combination beyond the contraction, or another singular one, leaves the
 // impact undecided (kOffLine, kDependent), even where another is consistent.
 #pragma once
 

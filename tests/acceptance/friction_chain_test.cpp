@@ -9,8 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <numbers>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "ictus/model.h"
@@ -235,6 +239,85 @@ TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsKickedTakesCoulombsLawInThe
   EXPECT_NE(test::channel_now(s, "shoulder.friction_mode"), 0.0);
   s.run();
   EXPECT_LT(std::abs(test::channel_now(s, "energy.balance")), 1e-9);
+}
+
+// The double pendulum's lower rod ends in a small sphere that strikes a
+// frictionless floor at z = -1.2 m (plastic): the impact's unknowns are the
+// rates' changes, the pins' reaction impulses and the floor's impulse P,
+// the rod equations above with P at the rod's end and the end's vertical
+// velocity after it zero, each pin taking -s mu r |R| (s its rate's sign
+// after the impact). Of the four ways the pins can slip after it exactly
+// one is consistent. Before, the impact stopped the run: the combination
+// with both pins stuck (with the floor, two holds of one motion) is
+// singular, and a singular combination left the impact undecided.
+TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsStrikingAFloorTakesCoulombsLaw) {
+  std::ifstream file(test::source_path("examples/double_pendulum_friction.yaml"));
+  std::stringstream text;
+  text << file.rdbuf() << R"(shapes:
+  floor: {body: ground, type: plane, at: [0, 0, -1.2], normal: [0, 0, 1]}
+  end_ball: {body: lower, type: sphere, radius: 0.02, at: [0, 0, -L2/2]}
+contacts:
+  strike: {type: shapes, between: [ground, lower]}
+)";
+  Model model = parse_model(text.str(), "double pendulum striking a floor");
+  model.settings().until = 0.6;
+  const test::RecordedRun r = test::run_and_record(
+      model, {"upper.x", "upper.z", "upper.wy", "lower.x", "lower.z", "lower.wy",
+              "shoulder.friction_mode", "elbow.friction_mode", "energy.balance"});
+  const auto impact = std::find_if(r.events.begin(), r.events.end(),
+                                   [](const EventRecord& e) { return e.kind == "impact"; });
+  ASSERT_NE(impact, r.events.end());
+  std::size_t k = 0;  // the sample before the impact (one before, one after its instant)
+  while (k + 1 < r.t.size() && r.t[k] < impact->t) ++k;
+  ASSERT_EQ(r.t[k], impact->t);
+  ASSERT_EQ(r.t[k + 1], impact->t);
+  const double th1 = std::atan2(r["upper.x"][k], -r["upper.z"][k]);
+  const double th2 =
+      std::atan2(r["lower.x"][k] - 2 * r["upper.x"][k], -(r["lower.z"][k] - 2 * r["upper.z"][k]));
+  const double w1 = -r["upper.wy"][k], w2 = -r["lower.wy"][k];
+  // the rod equations in (dw1, dw2, R1, R2, P): P on the lower rod at its
+  // end E = O + L1 u1 + L2 u2 along +z, and E's vertical velocity after it
+  // zero: L1 (w1 + dw1) n1z + L2 (w2 + dw2) n2z = 0
+  const double h2 = kL2 / 2;
+  const Eigen::Vector2d u2(std::sin(th2), -std::cos(th2));
+  const Eigen::Vector2d n1(std::cos(th1), std::sin(th1)), n2(std::cos(th2), std::sin(th2));
+  using Matrix7 = Eigen::Matrix<double, 7, 7>;
+  using Vector7 = Eigen::Matrix<double, 7, 1>;
+  Matrix7 A = Matrix7::Zero();
+  A.topLeftCorner<6, 6>() = rod_equations(th1, th2);
+  A(3, 6) = -1.0;          // m2 dG2z - R2z - P = 0
+  A(5, 6) = -h2 * u2.x();  // I2 dw2 - (-h2 u2) x R2 - (h2 u2) x (P e_z) = M2
+  A(6, 0) = kL1 * n1.y();
+  A(6, 1) = kL2 * n2.y();
+  Vector7 b0 = Vector7::Zero();
+  b0(6) = -(kL1 * n1.y() * w1 + kL2 * n2.y() * w2);
+  int consistent = 0;
+  Vector7 reference = Vector7::Zero();
+  for (const double s1 : {1.0, -1.0})
+    for (const double s2 : {1.0, -1.0}) {
+      // the pins' moments iterated to their fixed point (a reference)
+      const auto lu = A.fullPivLu();
+      Vector7 x = lu.solve(b0);
+      for (int iteration = 0; iteration < 200; ++iteration) {
+        const double M1 = -s1 * kMu * kR * x.segment<2>(2).norm();
+        const double M2 = -s2 * kMu * kR * x.segment<2>(4).norm();
+        Vector7 b = b0;
+        b(4) += M1 - M2;
+        b(5) += M2;
+        x = lu.solve(b);
+      }
+      const double v1 = w1 + x(0), v2 = w2 + x(1);
+      if (s1 * v1 > 0 && s2 * (v2 - v1) > 0 && x(6) >= 0) {
+        ++consistent;
+        reference = x;
+      }
+    }
+  ASSERT_EQ(consistent, 1);
+  EXPECT_NEAR(-r["upper.wy"][k + 1], w1 + reference(0), 1e-9 * (1 + std::abs(w1)));
+  EXPECT_NEAR(-r["lower.wy"][k + 1], w2 + reference(1), 1e-9 * (1 + std::abs(w2)));
+  EXPECT_NE(r["shoulder.friction_mode"][k + 1], 0.0);
+  EXPECT_NE(r["elbow.friction_mode"][k + 1], 0.0);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
 // In the plane y = 0 each ball's whole reaction is its pin's radial one and

@@ -204,6 +204,47 @@ TEST(FrictionImpulses, SeveralJointsOffTheirLinesBeyondAContractionAreNotDecided
   EXPECT_NE(problem.off_line_why().find("spectral radius"), std::string::npos);
 }
 
+// Two joints holding one motion (C = [1 1; 1 1]: their stuck rows are one,
+// F_0 + F_1 = 1), their reactions off their lines (P_i = (1, 0.2 (F_0 +
+// F_1), 0): the friction turns them). With mu = 0.6, along the line of
+// solutions F = (0.5, 0.5) + t (1, -1) each joint holds while
+// |F_i| <= 0.6 |P_i| = 0.6 sqrt(1.04) = 0.61188, so |t| <= 0.11188 is
+// consistent: one motion (both stuck), the impulses one choice. Before, a
+// singular combination with reactions off their lines was not searched and
+// left the impact undecided (kDependent).
+TEST(FrictionImpulses, TwoJointsOffTheirLinesHoldingOneMotionHoldAlongTheirLine) {
+  FrictionImpulses problem;
+  problem.start(2);
+  for (int i = 0; i < 2; ++i) {
+    problem.set_joint(i, -1.0, Eigen::Vector3d(1.0, 0.0, 0.0), 0.6);
+    for (int j = 0; j < 2; ++j) problem.set_response(i, j, 1.0, Eigen::Vector3d(0.0, 0.2, 0.0));
+  }
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  EXPECT_EQ(problem.mode(0), 0);
+  EXPECT_EQ(problem.mode(1), 0);
+  EXPECT_TRUE(problem.indeterminate());
+  EXPECT_NEAR(problem.impulse(0) + problem.impulse(1), 1.0, 1e-12);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_LE(std::abs(problem.impulse(i)), 0.6 * std::sqrt(1.04) + 1e-12) << i;
+}
+
+// With mu = 0.3 no point of that line holds (each would need 0.5 of the
+// 0.3 sqrt(1.04) it has): both slip on, each taking F = 0.3 |P| with
+// |P| = sqrt(1 + 0.04 (2 F)^2), F = 0.3 / sqrt(1 - 0.0144) = 0.302184.
+TEST(FrictionImpulses, TwoJointsOffTheirLinesHoldingOneMotionBeyondTheirLimitsSlipOn) {
+  FrictionImpulses problem;
+  problem.start(2);
+  for (int i = 0; i < 2; ++i) {
+    problem.set_joint(i, -1.0, Eigen::Vector3d(1.0, 0.0, 0.0), 0.3);
+    for (int j = 0; j < 2; ++j) problem.set_response(i, j, 1.0, Eigen::Vector3d(0.0, 0.2, 0.0));
+  }
+  ASSERT_EQ(problem.solve(), Outcome::kSolved);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(problem.mode(i), -1) << i;
+    EXPECT_NEAR(problem.impulse(i), 0.3 / std::sqrt(1.0 - 0.0144), 1e-12) << i;
+  }
+}
+
 TEST(FrictionImpulses, AContinuumOfMotionsAlongAFreeDirectionIsNotDetermined) {
   // Joint 0 slips forward (v0 = 5, mu 0.5), its normal raised by joint 1's
   // friction (P_0 = 1 + 2 F_1); joint 1 is held (mu 10). With C = [2 1; 1 1]
