@@ -416,30 +416,11 @@ FrictionImpulses::Outcome FrictionImpulses::solve_spatial() {
     for (int i = 0; i < k; ++i) {
       const Eigen::Vector3d Pp = normal(i, Fp), Pn = response(i, n);
       const double mu2 = mu_(i) * mu_(i);
-      const double a2 = n(i) * n(i) - mu2 * Pn.squaredNorm();
-      const double a1 = 2.0 * (Fp(i) * n(i) - mu2 * Pp.dot(Pn));
-      const double a0 = Fp(i) * Fp(i) - mu2 * Pp.squaredNorm();
-      const double scale = std::max({std::abs(a2), std::abs(a1), std::abs(a0), 1e-300});
-      if (std::abs(a2) <= 1e-14 * scale) {
-        if (a1 != 0.0) roots.push_back(-a0 / a1);
-        continue;
-      }
-      const double discriminant = a1 * a1 - 4.0 * a2 * a0;
-      if (discriminant < 0.0) continue;
-      const double q = -0.5 * (a1 + std::copysign(std::sqrt(discriminant), a1));
-      roots.push_back(q / a2);
-      if (q != 0.0) roots.push_back(a0 / q);
+      append_quadratic_roots(n(i) * n(i) - mu2 * Pn.squaredNorm(),
+                             2.0 * (Fp(i) * n(i) - mu2 * Pp.dot(Pn)),
+                             Fp(i) * Fp(i) - mu2 * Pp.squaredNorm(), roots);
     }
-    std::sort(roots.begin(), roots.end());
-    std::vector<double> trials{0.0};
-    for (std::size_t z = 0; z + 1 < roots.size(); ++z)
-      trials.push_back(0.5 * (roots[z] + roots[z + 1]));
-    if (!roots.empty()) {
-      trials.push_back(roots.front() - 1.0 - std::abs(roots.front()));
-      trials.push_back(roots.back() + 1.0 + std::abs(roots.back()));
-    }
-    trials.insert(trials.end(), roots.begin(), roots.end());
-    for (const double t : trials) {
+    for (const double t : line_trials(roots)) {
       F = Fp + t * n;
       if (consistent(F)) return true;
     }

@@ -1,8 +1,11 @@
 // Locating a zero crossing inside one step, on the stepper's dense output;
-// and the roots of a function of one variable bracketed by a grid.
+// the roots of a function of one variable bracketed by a grid; and the
+// points to try on a line along which every test is a quadratic.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ictus::internal {
 
@@ -110,6 +113,38 @@ inline double side_just_after(double g, double change) {
   constexpr double kRootFraction = 1e-3;
   if (std::abs(g) > kRootFraction * std::abs(change) || change == 0.0) return g;
   return change;
+}
+
+/// Appends the real roots of a2 t^2 + a1 t + a0 (a linear one where a2 is
+/// below 1e-14 of the largest coefficient), by the stable form of the
+/// quadratic formula.
+inline void append_quadratic_roots(double a2, double a1, double a0, std::vector<double>& roots) {
+  const double scale = std::max({std::abs(a2), std::abs(a1), std::abs(a0), 1e-300});
+  if (std::abs(a2) <= 1e-14 * scale) {
+    if (a1 != 0.0) roots.push_back(-a0 / a1);
+    return;
+  }
+  const double discriminant = a1 * a1 - 4.0 * a2 * a0;
+  if (discriminant < 0.0) return;
+  const double q = -0.5 * (a1 + std::copysign(std::sqrt(discriminant), a1));
+  roots.push_back(q / a2);
+  if (q != 0.0) roots.push_back(a0 / q);
+}
+
+/// The points of a line t to try when every test along it changes its
+/// outcome only at `roots` (sorted here): t = 0, a point between each two
+/// neighbours, one beyond each end, then the roots themselves.
+inline std::vector<double> line_trials(std::vector<double>& roots) {
+  std::sort(roots.begin(), roots.end());
+  std::vector<double> trials{0.0};
+  for (std::size_t z = 0; z + 1 < roots.size(); ++z)
+    trials.push_back(0.5 * (roots[z] + roots[z + 1]));
+  if (!roots.empty()) {
+    trials.push_back(roots.front() - 1.0 - std::abs(roots.front()));
+    trials.push_back(roots.back() + 1.0 + std::abs(roots.back()));
+  }
+  trials.insert(trials.end(), roots.begin(), roots.end());
+  return trials;
 }
 
 }  // namespace ictus::internal

@@ -47,9 +47,9 @@
 // Stuck elements whose hold rows are dependent (two guides of one degree of
 // freedom) leave their forces statically indeterminate: the system is
 // singular, and the combination is consistent when some forces within the
-// cones satisfy it. That set is a polytope; it is searched at its minimum-norm
-// point and at the points where one stuck force is at its limit, which is
-// exact for one degree of indeterminacy.
+// cones satisfy it. It is searched at the minimum-norm point, at the least
+// norm of the forces relative to their limits, and where one stuck force is
+// at its limit.
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
@@ -581,6 +581,28 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     fill();
     return (A * solution - b).norm() <= 1e-9 * (b.norm() + force_scale * A.norm());
   };
+  // A with its rows scaled to 1 (rows of C and of the slip law differ in
+  // scale), and its LU with a rank threshold of 1e-10
+  auto scaled_rows = [&](MatX& rows, VecX& rhs, Eigen::FullPivLU<MatX>& lu) {
+    rows = A;
+    rhs = b;
+    for (Eigen::Index r = 0; r < n; ++r) {
+      const double scale = rows.row(r).cwiseAbs().maxCoeff();
+      if (scale > 0.0) {
+        rows.row(r) /= scale;
+        rhs(r) /= scale;
+      }
+    }
+    lu.setThreshold(1e-10);
+    lu.compute(rows);
+  };
+  auto singular_within_round_off = [&]() {
+    MatX rows;
+    VecX rhs;
+    Eigen::FullPivLU<MatX> lu(n, n);
+    scaled_rows(rows, rhs, lu);
+    return lu.rank() < n;
+  };
   // phi of slipping ball `level` at u, the inner balls at their first root
   // (solution then holds the forces); NaN where there is none
   auto phi = [&](auto& self, std::size_t level, double u) -> double {
@@ -639,14 +661,39 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     const Eigen::FullPivLU<MatX> lu(A);
     if (lu.isInvertible()) {
       solution = lu.solve(b);
-      return consistent(solution) ? 1 : 0;
+      if (consistent(solution)) return 1;
+      // invertible by round-off only (stuck rows of one motion, a closed
+      // contact having taken the other: their rows of C proportional to
+      // 1e-16), whose solution is that round-off's: searched as singular
+      if (!any_stuck || !singular_within_round_off()) return 0;
+    } else if (!any_stuck) {
+      return 0;
     }
-    if (!any_stuck) return 0;
     // stuck forces statically indeterminate: the minimum-norm solution,
     // then one scalar stuck force at either limit of its cone, or for a
     // contact at zero (its cone's tip: a contact that would pull, N <= 0,
     // holds nothing)
     if (solve_rows(A, b, solution) && consistent(solution)) return 1;
+    // the least norm of the forces relative to their limits at the instant
+    // (each stuck element's share of the load in proportion to what it can
+    // hold: a pin of small radius beside a rough contact leaves the load to
+    // the contact)
+    {
+      VecX limit(n);
+      for (int i = 0; i < k; ++i) {
+        const int o = off(i);
+        const int d = ball(i) ? 3 : 1;
+        double normal = spatial(i) ? y0v.col(i).norm() : y0.segment(o, d).norm();
+        if (at(i).contact_side >= 0) normal = std::max(y0(o), 0.0);
+        const double mu_i = mode[static_cast<std::size_t>(i)] == kStick ? mu_static(i) : mu(i);
+        limit.segment(o, d).setConstant(std::max(mu_i * normal, 1e-12 * force_scale + 1e-300));
+      }
+      VecX share(n);
+      if (solve_rows(MatX(A * limit.asDiagonal()), b, share)) {
+        solution = limit.cwiseProduct(share);
+        if (consistent(solution)) return 1;
+      }
+    }
     for (int i = 0; i < k; ++i) {
       if (mode[static_cast<std::size_t>(i)] != kStick || ball(i)) continue;
       const int o = off(i);

@@ -250,16 +250,41 @@ TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsKickedTakesCoulombsLawInThe
 // one is consistent. Before, the impact stopped the run: the combination
 // with both pins stuck (with the floor, two holds of one motion) is
 // singular, and a singular combination left the impact undecided.
-TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsStrikingAFloorTakesCoulombsLaw) {
+// The double pendulum of examples/double_pendulum_friction.yaml over a
+// floor at z = -1.2 m (plastic): a small sphere at the lower rod's end
+// strikes it frictionless, or, `rough`, a 0.1 kg point mass on a ball joint
+// at the end (friction at a sphere wants a body that does not turn) with
+// mu_c = 1.
+Model pendulum_over_floor(bool rough, const ParameterOverrides& overrides = {}) {
   std::ifstream file(test::source_path("examples/double_pendulum_friction.yaml"));
   std::stringstream text;
-  text << file.rdbuf() << R"(shapes:
+  text << file.rdbuf();
+  std::string model = text.str();
+  const std::string end = "[L1*sin(a1) + L2*sin(a2), 0, -L1*cos(a1) - L2*cos(a2)]";
+  if (rough) {
+    // the tip closes the bodies' list, its ball joint opens the joints'
+    const std::size_t joints = model.find("joints:\n");
+    model.insert(joints + 8, "  end: {type: spherical, between: [lower, tip], at: " + end + "}\n");
+    model.insert(joints, "  tip: {mass: 0.1, point_mass: true, position: " + end + "}\n");
+    model += R"(shapes:
+  floor: {body: ground, type: plane, at: [0, 0, -1.2], normal: [0, 0, 1]}
+  tip_ball: {body: tip, type: sphere, radius: 0.02}
+contacts:
+  strike: {type: shapes, between: [ground, tip], friction: 1}
+)";
+  } else {
+    model += R"(shapes:
   floor: {body: ground, type: plane, at: [0, 0, -1.2], normal: [0, 0, 1]}
   end_ball: {body: lower, type: sphere, radius: 0.02, at: [0, 0, -L2/2]}
 contacts:
   strike: {type: shapes, between: [ground, lower]}
 )";
-  Model model = parse_model(text.str(), "double pendulum striking a floor");
+  }
+  return parse_model(model, "double pendulum over a floor", overrides);
+}
+
+TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsStrikingAFloorTakesCoulombsLaw) {
+  Model model = pendulum_over_floor(false);
   model.settings().until = 0.6;
   const test::RecordedRun r = test::run_and_record(
       model, {"upper.x", "upper.z", "upper.wy", "lower.x", "lower.z", "lower.wy",
@@ -318,6 +343,40 @@ contacts:
   EXPECT_NE(r["shoulder.friction_mode"][k + 1], 0.0);
   EXPECT_NE(r["elbow.friction_mode"][k + 1], 0.0);
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
+// After the strike the lower rod's end rides on the floor: the closed
+// contact leaves the two pins one motion, so when both reach zero rate
+// together their stuck rows are one (C of rank one, proportional rows to
+// round-off): the decision searches the line of their holding moments.
+// With mu r = 0.1 they stop together at 3.557 s and slip on; the run
+// stopped there as Painleve, the system's round-off read as invertible.
+// On a rough floor (mu_c = 1, the end a point mass) the end's tangent and
+// both pins reach zero rate together at 1.070 s: three stuck forces on one
+// motion, two free directions, found at the least norm of the forces
+// relative to their limits (the floor holds what the pins of small radius
+// cannot). Each run goes to its end with Coulomb's law at every sample and
+// its energy balance closed.
+TEST(FrictionChain, DoublePendulumRidingAFloorIsDecidedWhereItsPinsHoldOneMotion) {
+  for (const bool rough : {false, true}) {
+    Model model = rough ? pendulum_over_floor(true)
+                        : pendulum_over_floor(false, {{"mu", "1"}, {"mu_s", "1"}, {"r", "0.1"}});
+    model.settings().until = 4.0;
+    const test::RecordedRun r = test::run_and_record(
+        model, {"shoulder.friction", "elbow.friction", "shoulder.normal", "elbow.normal",
+                "shoulder.friction_mode", "elbow.friction_mode", "energy.balance"});
+    EXPECT_DOUBLE_EQ(r.t.back(), 4.0) << rough;
+    const double mu_r = rough ? kMu * kR : 0.1;
+    for (std::size_t k = 0; k < r.t.size(); ++k)
+      for (const std::string j : {"shoulder", "elbow"}) {
+        const double N = r[j + ".normal"][k], M = std::abs(r[j + ".friction"][k]);
+        if (r[j + ".friction_mode"][k] == 0.0)
+          EXPECT_LE(M, mu_r * N * (1 + 1e-9)) << j << " at " << r.t[k] << " " << rough;
+        else
+          EXPECT_NEAR(M, mu_r * N, 1e-9 * N) << j << " at " << r.t[k] << " " << rough;
+      }
+    EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << rough;
+  }
 }
 
 // In the plane y = 0 each ball's whole reaction is its pin's radial one and
