@@ -19,10 +19,10 @@ namespace {
 // sides whose active sets are enumerated (2^sides)
 constexpr int kMaxJoints = 6;
 constexpr int kMaxFreeSides = 10;
-// the combinations of the sides' cases enumerated at most (2 per side
-// without friction, 1 + 9 per side with: open, or pushing in one of its
-// pyramid's cases)
-constexpr double kMaxCombinations = 20000;
+// the linear systems enumerated at most: the combinations of the sides'
+// cases (2 per side without friction, 1 + 9 per side with: open, or pushing
+// in one of its pyramid's cases) times the joints' (up to 5 each)
+constexpr double kMaxSystems = 2e5;
 
 // The cases of a pushing side with friction, in the pyramid of four
 // directions d (contact/friction_pyramid.h), its tangential impulse
@@ -116,7 +116,7 @@ class Combination {
   }
 
   // Coulomb's law in each pushing side's pyramid at the combination's
-  // solution: l its impulses (J's rows), x the velocities after
+  // solution: l its impulses (along J_i's rows), x the velocities after
   bool within_pyramids(const VecX& l, const VecX& x, double impulse_tolerance,
                        double rate_tolerance) const {
     const auto ne = static_cast<Eigen::Index>(kept_slots_.size());
@@ -194,6 +194,39 @@ struct BallNotDecided {
   std::string ball, why;
 };
 
+// The bodies the impact reaches: those joined to a free side's bodies by
+// the equality rows. A frictional joint elsewhere takes no impulse (its
+// rate and reaction stay as they are) and is left out of the enumeration.
+std::vector<char> bodies_reached(const ContactImpactProblem& p, int bodies) {
+  std::vector<int> parent(static_cast<std::size_t>(bodies));
+  for (int b = 0; b < bodies; ++b) parent[static_cast<std::size_t>(b)] = b;
+  auto root = [&parent](int b) {
+    while (parent[static_cast<std::size_t>(b)] != b)
+      b = parent[static_cast<std::size_t>(b)] =
+          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
+    return b;
+  };
+  std::vector<int> on_row;
+  auto bodies_of = [&](const auto& row) {
+    on_row.clear();
+    for (int b = 0; b < bodies; ++b)
+      if (row.segment(6 * b, 6).squaredNorm() > 0.0) on_row.push_back(b);
+  };
+  for (Eigen::Index r = 0; r < p.DE.rows(); ++r) {
+    bodies_of(p.DE.row(r));
+    for (std::size_t i = 1; i < on_row.size(); ++i)
+      parent[static_cast<std::size_t>(root(on_row[i]))] = root(on_row[0]);
+  }
+  std::vector<char> reached(static_cast<std::size_t>(bodies), 0), pressed = reached;
+  for (Eigen::Index r = 0; r < p.G.rows(); ++r) {
+    bodies_of(p.G.row(r));
+    for (const int b : on_row) pressed[static_cast<std::size_t>(root(b))] = 1;
+  }
+  for (int b = 0; b < bodies; ++b)
+    reached[static_cast<std::size_t>(b)] = pressed[static_cast<std::size_t>(root(b))];
+  return reached;
+}
+
 bool decide(System::Impl& s, double t, const ContactImpactProblem& p, const std::string& sides,
             bool with_balls, ContactImpactWithJointFriction& out) {
   const auto nE = static_cast<int>(p.equality_rows.size());
@@ -212,11 +245,17 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, const std:
       std::max({p.l_E.lpNorm<Eigen::Infinity>(), p.z.lpNorm<Eigen::Infinity>(), 1e-300});
 
   // what asks for friction impulses: a hold beyond mu_s |P_N|, a slipping
-  // joint pressed across
+  // joint pressed across; of the joints the impact reaches
+  const std::vector<char> reached = bodies_reached(p, s.n);
+  auto impact_reaches = [&reached](const System::Impl::FrictionJoint& fj) {
+    return (fj.base != kGround && reached[static_cast<std::size_t>(fj.base)] != 0) ||
+           (fj.follower != kGround && reached[static_cast<std::size_t>(fj.follower)] != 0);
+  };
   std::vector<Joint> joints;
   std::string needing, dependent;
   for (System::Impl::FrictionJoint& fj : s.friction_joints) {
-    if (fj.joint < 0 || fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0)
+    if (fj.joint < 0 || fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
+        !impact_reaches(fj))
       continue;
     const ReactionFriction& e = s.friction_element(fj);
     Joint j;
@@ -246,7 +285,8 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, const std:
   std::string dependent_ball;
   bool ball_asks = false;
   for (System::Impl::FrictionJoint& fj : s.friction_joints) {
-    if (!with_balls || !fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0)
+    if (!with_balls || !fj.ball || s.force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
+        !impact_reaches(fj))
       continue;
     const ReactionFriction& e = s.friction_element(fj);
     Ball b;
@@ -316,15 +356,21 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, const std:
         fmt::format("with {} contact sides, more than the {} whose active sets ictus "
                     "enumerates",
                     nf, kMaxFreeSides));
-  const auto nr = static_cast<int>(p.rough.size());
-  if (std::pow(2.0, nf - nr) * std::pow(1.0 + kPyramidCases, nr) > kMaxCombinations)
-    throw not_built(
-        fmt::format("with {} contact sides, {} of them with friction: more combinations of "
-                    "their cases than the {} ictus enumerates",
-                    nf, nr, kMaxCombinations));
+  // (a side whose mu is zero has no pyramid)
   std::vector<int> rough_index(static_cast<std::size_t>(nf), -1);  // into p.rough and p.mu
-  for (int i = 0; i < nr; ++i)
-    rough_index[static_cast<std::size_t>(p.rough[static_cast<std::size_t>(i)])] = i;
+  int nr = 0;
+  for (std::size_t i = 0; i < p.rough.size(); ++i)
+    if (p.mu[i] > 0.0) {
+      rough_index[static_cast<std::size_t>(p.rough[i])] = static_cast<int>(i);
+      ++nr;
+    }
+  const double systems =
+      std::pow(2.0, nf - nr) * std::pow(1.0 + kPyramidCases, nr) * std::pow(5.0, k);
+  if (systems > kMaxSystems)
+    throw not_built(
+        fmt::format("with {} contact sides, {} of them with friction, and {} frictional joints: "
+                    "more combinations of their cases ({:.3g}) than the {:.0f} ictus enumerates",
+                    nf, nr, k, systems, kMaxSystems));
 
   const ForceContext ctx(s.kin, s.t);
   std::vector<BodyLoad> loads(static_cast<std::size_t>(s.n));
@@ -587,9 +633,14 @@ bool decide(System::Impl& s, double t, const ContactImpactProblem& p, const std:
     throw SimulationError(
         t, fmt::format("{}: in the impact of contact(s) {}, Coulomb friction at the impulse level "
                        "with the contacts' Newton law has {} consistent solutions (Painleve's "
-                       "paradox); the rigid model does not determine the motion. Lower mu, or "
+                       "paradox{}); the rigid model does not determine the motion. Lower mu, or "
                        "model the guides' compliance",
-                       needing, sides, found.empty() ? "no" : "several"));
+                       needing, sides, found.empty() ? "no" : "several",
+                       found.empty() || nr == 0
+                           ? ""
+                           : ", or friction impulses statically indeterminate: a body pressed "
+                             "at several rough points can take them in more than one way, each "
+                             "a different motion"));
   }
   Outcome& o = found.front();
   out.x = std::move(o.x);
