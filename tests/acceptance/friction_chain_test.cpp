@@ -75,13 +75,18 @@ Matrix6 rod_equations(double th1, double th2) {
 
 // A x = b0 with the pins' moments M1 = -s1 mu r |R1|, M2 = -s2 mu r |R2|
 // added, iterated to its fixed point (a reference, not the method under test)
-Vector6 with_coulomb(const Matrix6& A, const Vector6& b0, double s1, double s2) {
+// (rows 4 and 5 the rods' moments, unknowns 2-3 and 4-5 R1 and R2; any
+// further rows and unknowns, a contact's, as they are)
+template <int N>
+Eigen::Matrix<double, N, 1> with_coulomb(const Eigen::Matrix<double, N, N>& A,
+                                         const Eigen::Matrix<double, N, 1>& b0, double s1,
+                                         double s2) {
   const auto lu = A.fullPivLu();
-  Vector6 x = lu.solve(b0);
+  Eigen::Matrix<double, N, 1> x = lu.solve(b0);
   for (int iteration = 0; iteration < 200; ++iteration) {
-    const double M1 = -s1 * kMu * kR * x.segment<2>(2).norm();
-    const double M2 = -s2 * kMu * kR * x.segment<2>(4).norm();
-    Vector6 b = b0;
+    const double M1 = -s1 * kMu * kR * x.template segment<2>(2).norm();
+    const double M2 = -s2 * kMu * kR * x.template segment<2>(4).norm();
+    Eigen::Matrix<double, N, 1> b = b0;
     b(4) += M1 - M2;
     b(5) += M2;
     x = lu.solve(b);
@@ -320,17 +325,7 @@ TEST(FrictionChain, DoublePendulumOnTwoFrictionalPinsStrikingAFloorTakesCoulombs
   Vector7 reference = Vector7::Zero();
   for (const double s1 : {1.0, -1.0})
     for (const double s2 : {1.0, -1.0}) {
-      // the pins' moments iterated to their fixed point (a reference)
-      const auto lu = A.fullPivLu();
-      Vector7 x = lu.solve(b0);
-      for (int iteration = 0; iteration < 200; ++iteration) {
-        const double M1 = -s1 * kMu * kR * x.segment<2>(2).norm();
-        const double M2 = -s2 * kMu * kR * x.segment<2>(4).norm();
-        Vector7 b = b0;
-        b(4) += M1 - M2;
-        b(5) += M2;
-        x = lu.solve(b);
-      }
+      const Vector7 x = with_coulomb(A, b0, s1, s2);
       const double v1 = w1 + x(0), v2 = w2 + x(1);
       if (s1 * v1 > 0 && s2 * (v2 - v1) > 0 && x(6) >= 0) {
         ++consistent;

@@ -212,13 +212,18 @@ TEST(FrictionImpulses, SeveralJointsOffTheirLinesBeyondAContractionAreNotDecided
 // consistent: one motion (both stuck), the impulses one choice. Before, a
 // singular combination with reactions off their lines was not searched and
 // left the impact undecided (kDependent).
-TEST(FrictionImpulses, TwoJointsOffTheirLinesHoldingOneMotionHoldAlongTheirLine) {
+FrictionImpulses two_joints_of_one_motion(double mu) {
   FrictionImpulses problem;
   problem.start(2);
   for (int i = 0; i < 2; ++i) {
-    problem.set_joint(i, -1.0, Eigen::Vector3d(1.0, 0.0, 0.0), 0.6);
+    problem.set_joint(i, -1.0, Eigen::Vector3d(1.0, 0.0, 0.0), mu);
     for (int j = 0; j < 2; ++j) problem.set_response(i, j, 1.0, Eigen::Vector3d(0.0, 0.2, 0.0));
   }
+  return problem;
+}
+
+TEST(FrictionImpulses, TwoJointsOffTheirLinesHoldingOneMotionHoldAlongTheirLine) {
+  FrictionImpulses problem = two_joints_of_one_motion(0.6);
   ASSERT_EQ(problem.solve(), Outcome::kSolved);
   EXPECT_EQ(problem.mode(0), 0);
   EXPECT_EQ(problem.mode(1), 0);
@@ -232,12 +237,7 @@ TEST(FrictionImpulses, TwoJointsOffTheirLinesHoldingOneMotionHoldAlongTheirLine)
 // 0.3 sqrt(1.04) it has): both slip on, each taking F = 0.3 |P| with
 // |P| = sqrt(1 + 0.04 (2 F)^2), F = 0.3 / sqrt(1 - 0.0144) = 0.302184.
 TEST(FrictionImpulses, TwoJointsOffTheirLinesHoldingOneMotionBeyondTheirLimitsSlipOn) {
-  FrictionImpulses problem;
-  problem.start(2);
-  for (int i = 0; i < 2; ++i) {
-    problem.set_joint(i, -1.0, Eigen::Vector3d(1.0, 0.0, 0.0), 0.3);
-    for (int j = 0; j < 2; ++j) problem.set_response(i, j, 1.0, Eigen::Vector3d(0.0, 0.2, 0.0));
-  }
+  FrictionImpulses problem = two_joints_of_one_motion(0.3);
   ASSERT_EQ(problem.solve(), Outcome::kSolved);
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(problem.mode(i), -1) << i;
