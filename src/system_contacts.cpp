@@ -556,6 +556,18 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   }
   // what the impulses took (Carnot's loss for e = 0; none for e = 1)
   const double loss = result.kinetic_before - result.kinetic_after;
+  // Newton's restitution with Coulomb friction at the impulse level can
+  // give energy where the friction acts against a slip the rebound reverses
+  // (Kane and Levinson's paradox; near a jam without bound): the books stay
+  // closed, but the motion is the law's artefact
+  if (!rough.empty() &&
+      -loss > 1e-9 * std::max({result.kinetic_before, result.kinetic_after, 1e-300}))
+    s.warn(fmt::format(
+        "t = {:.9g} s: the impact of contact(s) {} with friction gained {:.6g} J of kinetic "
+        "energy ({:.6g} -> {:.6g} J): Newton's restitution with Coulomb friction creates "
+        "energy here (Kane and Levinson's paradox); the rigid impact law is unreliable: lower "
+        "the restitution or mu",
+        t, side_list(*this, sides), -loss, result.kinetic_before, result.kinetic_after));
   y(s.layout.audit_offset() + kAuxImpactLoss) += loss;
   y(s.layout.audit_offset() + kAuxDissipated) += loss;
   s.forget_evaluation();
