@@ -212,8 +212,11 @@ bool ElementSwitching::stopped(int k, double rate) const {
 // tangent across the plane of the motion, switched on as the contact
 // closes), to the fastest element's.
 bool ElementSwitching::at_rest(int k, double rate) const {
+  const double at_rest_before = 1e-9 * noted_speed_;
   return rate == 0.0 ||
-         (!run_start_ && (stopped(k, rate) || std::abs(rate) <= 1e-9 * noted_speed_));
+         (!run_start_ && (stopped(k, rate) ||
+                          (std::abs(noted_rate_[static_cast<std::size_t>(k)]) <= at_rest_before &&
+                           std::abs(rate) <= at_rest_before)));
 }
 
 int ElementSwitching::wake(double t, VecX& y) {

@@ -370,8 +370,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // and its rows of C and a0 are the solve's round-off. Judged against the
   // responses with the bodies free (Impl::kLockedFraction): an entry of C
   // below that is zero, and an element whose row is then zero (locked) has
-  // a0 zero where it is round-off too. Its force is then statically
-  // indeterminate (the least-norm one holds).
+  // a0 zero where it is the stabilisation's correction of a drift
+  // (Impl::kLockedDrift). Its force is then statically indeterminate (the
+  // least-norm one holds).
   VecX unconstrained(n);
   for (int i = 0; i < k; ++i)
     unconstrained.segment(off(i), ball(i) ? 3 : 1).setConstant(s.free_response(at(i)));
@@ -383,7 +384,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
         C(r, c) = 0.0;
       locked = locked && C(r, c) == 0.0;
     }
-    if (locked && std::abs(a0(r)) <= Impl::kLockedFraction * unconstrained(r) * force_scale)
+    if (locked && std::abs(a0(r)) <= Impl::kLockedDrift * unconstrained(r) * force_scale)
       a0(r) = 0.0;
   }
   for (int r = 0; r < n; ++r) {

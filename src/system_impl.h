@@ -470,16 +470,22 @@ struct System::Impl {
   void unit_response(const FrictionJoint& fj, const Vec3* moment_W, std::vector<Vec6>& acc,
                      VecX& mult);
   /// The element's acceleration per unit friction force with the bodies free
-  /// (M^-1 alone, no constraint rows): a ball's the mean of its three axes'.
-  /// The scale of its constrained responses, by which their round-off is
-  /// judged; 0 where the inertia is ill-conditioned. Allocates (decisions only).
+  /// (M^-1 alone, no constraint rows): a ball's the least over the
+  /// directions of its moment (a rod's swing, not its spin about its own
+  /// axis). The scale of its constrained responses, by which their round-off
+  /// is judged; 0 where the inertia is ill-conditioned. Allocates (decisions
+  /// only).
   double free_response(const FrictionJoint& fj);
   /// A response of a frictional element below this fraction of its free one
   /// is the solve's round-off: the other rows lock the element (a pendulum
   /// whose tip rests on a floor), and no tolerance relative to the response
-  /// itself tells it from one. Its acceleration without friction is then
-  /// zero where below this fraction of what its largest force gives it free.
+  /// itself tells it from one.
   static constexpr double kLockedFraction = 1e-10;
+  /// A locked element's acceleration without friction, which no friction
+  /// force changes, is the stabilisation's correction of the position drift
+  /// an event leaves (beta times 1e-11: 1e-9 where its free scale is 10):
+  /// zero where below this fraction of what the largest force gives it free.
+  static constexpr double kLockedDrift = 1e-6;
   /// A ball whose switching function is zero while its relative angular
   /// velocity is not at round-off level (it turned past its slip axis within
   /// the step): true, with the slip axis set along w (it slips on).

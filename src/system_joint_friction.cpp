@@ -22,6 +22,7 @@
 // which makes the solution unique (spatial_slip.h).
 #include <fmt/format.h>
 
+#include <Eigen/Eigenvalues>
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -231,14 +232,20 @@ double System::Impl::free_response(const FrictionJoint& fj) {
     if (fj.follower != kGround)
       response += fj.rate_row.J_follower.dot(acc[static_cast<std::size_t>(fj.follower)]);
   } else {
+    Mat3 K;  // symmetric, positive definite: its least eigenvalue
     for (int q = 0; q < 3; ++q) {
       for (BodyLoad& l : unit_loads) l = BodyLoad{};
       LoadAccumulator accumulator(unit_loads);
       accumulator.add_torque_W(fj.follower, ctx.body(fj.follower), Vec3::Unit(q));
       accumulator.add_torque_W(fj.base, ctx.body(fj.base), -Vec3::Unit(q));
       accelerate_free();
-      response += relative_angular_acceleration(fj, acc)(q) / 3.0;
+      K.col(q) = relative_angular_acceleration(fj, acc);
     }
+    if (!K.allFinite()) return 0.0;
+    response =
+        Eigen::SelfAdjointEigenSolver<Mat3>(0.5 * (K + K.transpose()), Eigen::EigenvaluesOnly)
+            .eigenvalues()
+            .minCoeff();
   }
   response = std::abs(response);
   return std::isfinite(response) ? response : 0.0;
@@ -891,7 +898,7 @@ int System::decide_joint_friction(int k) {
   if (std::abs(c1) <= Impl::kLockedFraction * free) {
     c1 = 0.0;
     const double force_scale = std::max(f0.norm() * std::max(e.static_lever(), 1.0), std::abs(F));
-    if (std::abs(a0) <= Impl::kLockedFraction * free * force_scale) a0 = 0.0;
+    if (std::abs(a0) <= Impl::kLockedDrift * free * force_scale) a0 = 0.0;
   }
   // the normal force with the friction force F: |N| for a joint, N >= 0 for a contact
   auto normal_with = [&](double force) {

@@ -358,29 +358,42 @@ initial_velocities: {pin.omega: -3}
 simulate: {until: 1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
 )";
 
-TEST(ContactImpactJointFriction, APendulumWithAFrictionalPinComesToRestOnARoughFloor) {
-  for (const char* mu_c : {"0.2", "1"}) {
-    const test::RecordedRun r =
-        test::run_and_record(parse_model(kPinnedRodOnRoughFloor, "pinned rod", {{"muc", mu_c}}),
-                             {"rod.wz", "strike.normal", "pin.friction", "pin.friction_mode",
-                              "strike.friction_x", "strike.friction_mode_x", "energy.balance"});
-    ASSERT_NEAR(r.t.back(), 1.0, 1e-12) << mu_c;
-    const auto impact = std::find_if(r.events.begin(), r.events.end(),
-                                     [](const EventRecord& e) { return e.kind == "impact"; });
-    ASSERT_NE(impact, r.events.end());
-    // after the impact the pin and the tip stay held: no slip logged (the
-    // tip's tangent across the plane of the motion included, its rate the
-    // impact's round-off)
-    for (const EventRecord& e : r.events)
-      EXPECT_NE(e.kind, "slip") << mu_c << ": " << e.name << " at " << e.t;
-    EXPECT_NEAR(r.final("rod.wz"), 0.0, 1e-9) << mu_c;
-    EXPECT_NEAR(r.final("strike.normal"), (0.5 * 1.0 + 0.2) * kG, 1e-9) << mu_c;
-    EXPECT_EQ(r.final("pin.friction"), 0.0) << mu_c;
-    EXPECT_EQ(r.final("pin.friction_mode"), 0.0) << mu_c;
-    EXPECT_EQ(r.final("strike.friction_x"), 0.0) << mu_c;
-    EXPECT_EQ(r.final("strike.friction_mode_x"), 0.0) << mu_c;
-    EXPECT_LT(r.max_abs("energy.balance"), 1e-8) << mu_c;
+// (at the default tolerances too: the impact then leaves the floor's
+// position drift, whose stabilisation the locked elements' accelerations
+// carry, 1e-9; found by review)
+Model pinned_rod(const std::string& text, const ParameterOverrides& overrides, bool tight) {
+  Model model = parse_model(text, "pinned rod", overrides);
+  if (!tight) {
+    model.settings().integrator.rtol = 1e-9;
+    model.settings().integrator.atol = 1e-10;
   }
+  return model;
+}
+
+TEST(ContactImpactJointFriction, APendulumWithAFrictionalPinComesToRestOnARoughFloor) {
+  for (const bool tight : {true, false})
+    for (const char* mu_c : {"0.2", "1"}) {
+      const test::RecordedRun r =
+          test::run_and_record(pinned_rod(kPinnedRodOnRoughFloor, {{"muc", mu_c}}, tight),
+                               {"rod.wz", "strike.normal", "pin.friction", "pin.friction_mode",
+                                "strike.friction_x", "strike.friction_mode_x", "energy.balance"});
+      ASSERT_NEAR(r.t.back(), 1.0, 1e-12) << mu_c;
+      const auto impact = std::find_if(r.events.begin(), r.events.end(),
+                                       [](const EventRecord& e) { return e.kind == "impact"; });
+      ASSERT_NE(impact, r.events.end());
+      // after the impact the pin and the tip stay held: no slip logged (the
+      // tip's tangent across the plane of the motion included, its rate the
+      // impact's round-off)
+      for (const EventRecord& e : r.events)
+        EXPECT_NE(e.kind, "slip") << mu_c << ": " << e.name << " at " << e.t;
+      EXPECT_NEAR(r.final("rod.wz"), 0.0, 1e-9) << mu_c;
+      EXPECT_NEAR(r.final("strike.normal"), (0.5 * 1.0 + 0.2) * kG, 1e-9) << mu_c;
+      EXPECT_EQ(r.final("pin.friction"), 0.0) << mu_c;
+      EXPECT_EQ(r.final("pin.friction_mode"), 0.0) << mu_c;
+      EXPECT_EQ(r.final("strike.friction_x"), 0.0) << mu_c;
+      EXPECT_EQ(r.final("strike.friction_mode_x"), 0.0) << mu_c;
+      EXPECT_LT(r.max_abs("energy.balance"), 1e-8) << mu_c;
+    }
 }
 
 // The same on a frictionless floor: the pin alone is decided at zero rate
@@ -391,18 +404,20 @@ TEST(ContactImpactJointFriction, APendulumWithAFrictionalPinComesToRestOnASmooth
   const std::string rough_text = kPinnedRodOnRoughFloor, rough = ", friction: muc}";
   const std::size_t at = rough_text.find(rough);
   const std::string text = rough_text.substr(0, at) + "}" + rough_text.substr(at + rough.size());
-  const test::RecordedRun r =
-      test::run_and_record(parse_model(text, "pinned rod, smooth floor"),
-                           {"rod.wz", "strike.normal", "pin.friction", "pin.friction_mode"});
-  ASSERT_NEAR(r.t.back(), 1.0, 1e-12);
-  for (const EventRecord& e : r.events) {
-    EXPECT_NE(e.kind, "slip") << e.name << " at " << e.t;
-    EXPECT_NE(e.kind, "reversal") << e.name << " at " << e.t;
+  for (const bool tight : {true, false}) {
+    const test::RecordedRun r =
+        test::run_and_record(pinned_rod(text, {}, tight),
+                             {"rod.wz", "strike.normal", "pin.friction", "pin.friction_mode"});
+    ASSERT_NEAR(r.t.back(), 1.0, 1e-12);
+    for (const EventRecord& e : r.events) {
+      EXPECT_NE(e.kind, "slip") << e.name << " at " << e.t;
+      EXPECT_NE(e.kind, "reversal") << e.name << " at " << e.t;
+    }
+    EXPECT_NEAR(r.final("rod.wz"), 0.0, 1e-9);
+    EXPECT_NEAR(r.final("strike.normal"), (0.5 * 1.0 + 0.2) * kG, 1e-9);
+    EXPECT_EQ(r.final("pin.friction"), 0.0);
+    EXPECT_EQ(r.final("pin.friction_mode"), 0.0);
   }
-  EXPECT_NEAR(r.final("rod.wz"), 0.0, 1e-9);
-  EXPECT_NEAR(r.final("strike.normal"), (0.5 * 1.0 + 0.2) * kG, 1e-9);
-  EXPECT_EQ(r.final("pin.friction"), 0.0);
-  EXPECT_EQ(r.final("pin.friction_mode"), 0.0);
 }
 
 // --- a ball joint ------------------------------------------------------------
