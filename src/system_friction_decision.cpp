@@ -582,26 +582,15 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     fill();
     return (A * solution - b).norm() <= 1e-9 * (b.norm() + force_scale * A.norm());
   };
-  // A with its rows scaled to 1 (rows of C and of the slip law differ in
-  // scale), and its LU with a rank threshold of 1e-10
-  auto scaled_rows = [&](MatX& rows, VecX& rhs, Eigen::FullPivLU<MatX>& lu) {
-    rows = A;
-    rhs = b;
-    for (Eigen::Index r = 0; r < n; ++r) {
-      const double scale = rows.row(r).cwiseAbs().maxCoeff();
-      if (scale > 0.0) {
-        rows.row(r) /= scale;
-        rhs(r) /= scale;
-      }
-    }
+  // A singular to round-off: its rank below n with its rows scaled to 1
+  // (rows of C and of the slip law differ in scale) and a threshold of 1e-10
+  auto singular_within_round_off = [&]() {
+    MatX rows = A;
+    for (Eigen::Index r = 0; r < n; ++r)
+      if (const double scale = rows.row(r).cwiseAbs().maxCoeff(); scale > 0.0) rows.row(r) /= scale;
+    Eigen::FullPivLU<MatX> lu(n, n);
     lu.setThreshold(1e-10);
     lu.compute(rows);
-  };
-  auto singular_within_round_off = [&]() {
-    MatX rows;
-    VecX rhs;
-    Eigen::FullPivLU<MatX> lu(n, n);
-    scaled_rows(rows, rhs, lu);
     return lu.rank() < n;
   };
   // phi of slipping ball `level` at u, the inner balls at their first root
