@@ -29,7 +29,7 @@ double ElementSwitching::value(int k, double t, const VecX& y) {
     return mode * system_.stick_slip_rate(k);
   }
   system_.evaluate(t, y, Stage::kDynamics);
-  return system_.stick_slip_limit(k) - std::abs(system_.friction_force(k));
+  return system_.stuck_margin(k);
 }
 
 // Stuck, |lambda| = F_max still holds (the set includes its boundary);

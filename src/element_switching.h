@@ -3,7 +3,9 @@
 // docs/theory/stick-slip.md). Each element declares a switching function,
 // positive while its mode persists,
 //   slipping (mode s = +-1):  g = s u'            (the slip stops at u' = 0)
-//   stuck    (mode 0):        g = F_max - |lambda| (the hold row gives way)
+//   stuck    (mode 0):        g = F_max - |lambda| (the hold row gives way;
+//                             or, locked by the other rows, they move it:
+//                             System::stuck_margin)
 // whose zero crossings are located on the integrator's dense output like
 // event conditions, then decided at the crossing like Filippov's solution
 // (REPORT.md case 3): at u' = 0 the element sticks if the hold row's force

@@ -123,6 +123,10 @@ void System::follow_slip_direction(int k) {
 
 int System::slip_mode_from_hold(int k, double lambda) {
   Impl& s = *impl_;
+  if (s.locked_by_others(k)) {
+    s.ensure_dynamics();  // its acceleration, which the others give it
+    return s.hold_acceleration(k) > 0.0 ? kSlipPositive : kSlipNegative;
+  }
   const Impl::FrictionJoint* fj = s.friction_joint_of_stick_slip(k);
   if (fj == nullptr || !fj->ball) return lambda > 0.0 ? kSlipNegative : kSlipPositive;
   // a ball slips against the moment that held it

@@ -476,6 +476,7 @@ struct System::Impl {
   /// is judged; 0 where the inertia is ill-conditioned. Allocates (decisions
   /// only).
   double free_response(const FrictionJoint& fj);
+  Vec6 free_acceleration(BodyIndex b) const;  // under unit_loads, M^-1 alone
   /// A response of a frictional element below this fraction of its free one
   /// is the solve's round-off: the other rows lock the element (a pendulum
   /// whose tip rests on a floor), and no tolerance relative to the response
@@ -486,6 +487,29 @@ struct System::Impl {
   /// an event leaves (beta times 1e-11: 1e-9 where its free scale is 10):
   /// zero where below this fraction of what the largest force gives it free.
   static constexpr double kLockedDrift = 1e-6;
+  /// Stick/slip element k, stuck, whose hold row is dropped as dependent on
+  /// the other rows (a driver on its joint; a contact and a joint holding
+  /// its body): they give its motion whatever its force (a ball's three
+  /// rows are not judged).
+  bool locked_by_others(int k) const;
+  /// Element k's stuck hold: the acceleration of its coordinate at the
+  /// last solve (D_r u' - gamma_r), and its response per unit force with
+  /// the bodies free, as free_response.
+  double hold_acceleration(int k) const;
+  double hold_free_response(int k);
+  /// The acceleration of `row` (of bodies `base`, `follower`) per unit slip
+  /// force of force element `force` with the bodies free (M^-1 alone).
+  double free_response_along(int force, const ConstraintRow& row, BodyIndex base,
+                             BodyIndex follower);
+  /// The force by which a locked element's acceleration is judged: a
+  /// decision at zero rate takes an acceleration below kLockedDrift of what
+  /// this force gives it free for the drift's correction, not a motion. The
+  /// larger of its friction force `force` and its normal force without it
+  /// (times its static lever where that exceeds 1).
+  double locked_force_scale(const FrictionJoint& fj, const ReactionFriction& e, double force) const;
+  /// Stick/slip element k's, stuck: a frictional joint's with no friction
+  /// force, another element's F_max.
+  double locked_force_scale(int k);
   /// A ball whose switching function is zero while its relative angular
   /// velocity is not at round-off level (it turned past its slip axis within
   /// the step): true, with the slip axis set along w (it slips on).

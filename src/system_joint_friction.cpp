@@ -210,45 +210,57 @@ void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
   press_dependent_contacts(mult);  // as the dynamics' multipliers
 }
 
-double System::Impl::free_response(const FrictionJoint& fj) {
+// the body's acceleration under unit_loads with no constraint rows
+Vec6 System::Impl::free_acceleration(BodyIndex b) const {
+  const auto i = static_cast<std::size_t>(b);
+  Vec6 a;
+  a.head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
+  a.tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
+  return a;
+}
+
+double System::Impl::free_response_along(int force, const ConstraintRow& row, BodyIndex base,
+                                         BodyIndex follower) {
   if (inertia_ill_conditioned) return 0.0;
+  // the slip load acts on the row's two bodies alone: no allocation (a
+  // locked element's switching function asks at every step)
   const ForceContext ctx(kin, t);
-  std::vector<Vec6> acc(static_cast<std::size_t>(n), Vec6::Zero());
-  auto accelerate_free = [&] {
-    for (int b = 0; b < n; ++b) {
-      const auto i = static_cast<std::size_t>(b);
-      acc[i].head<3>() = inverse_mass[i].inv_mass * unit_loads[i].force_W;
-      acc[i].tail<3>() = inverse_mass[i].inv_inertia * unit_loads[i].torque_B;
-    }
-  };
+  for (BodyLoad& l : unit_loads) l = BodyLoad{};
+  LoadAccumulator accumulator(unit_loads);
+  forces[static_cast<std::size_t>(force)]->add_slip_load(ctx, accumulator, 1.0);
   double response = 0.0;
-  if (!fj.ball) {
-    for (BodyLoad& l : unit_loads) l = BodyLoad{};
-    LoadAccumulator accumulator(unit_loads);
-    forces[static_cast<std::size_t>(fj.force)]->add_slip_load(ctx, accumulator, 1.0);
-    accelerate_free();
-    if (fj.base != kGround)
-      response += fj.rate_row.J_base.dot(acc[static_cast<std::size_t>(fj.base)]);
-    if (fj.follower != kGround)
-      response += fj.rate_row.J_follower.dot(acc[static_cast<std::size_t>(fj.follower)]);
-  } else {
-    Mat3 K;  // symmetric, positive definite: its least eigenvalue
-    for (int q = 0; q < 3; ++q) {
-      for (BodyLoad& l : unit_loads) l = BodyLoad{};
-      LoadAccumulator accumulator(unit_loads);
-      accumulator.add_torque_W(fj.follower, ctx.body(fj.follower), Vec3::Unit(q));
-      accumulator.add_torque_W(fj.base, ctx.body(fj.base), -Vec3::Unit(q));
-      accelerate_free();
-      K.col(q) = relative_angular_acceleration(fj, acc);
-    }
-    if (!K.allFinite()) return 0.0;
-    response =
-        Eigen::SelfAdjointEigenSolver<Mat3>(0.5 * (K + K.transpose()), Eigen::EigenvaluesOnly)
-            .eigenvalues()
-            .minCoeff();
-  }
+  if (base != kGround) response += row.J_base.dot(free_acceleration(base));
+  if (follower != kGround) response += row.J_follower.dot(free_acceleration(follower));
   response = std::abs(response);
   return std::isfinite(response) ? response : 0.0;
+}
+
+double System::Impl::free_response(const FrictionJoint& fj) {
+  if (inertia_ill_conditioned) return 0.0;
+  if (!fj.ball) return free_response_along(fj.force, fj.rate_row, fj.base, fj.follower);
+  const ForceContext ctx(kin, t);
+  std::vector<Vec6> acc(static_cast<std::size_t>(n), Vec6::Zero());
+  Mat3 K;  // symmetric, positive definite: its least eigenvalue
+  for (int q = 0; q < 3; ++q) {
+    for (BodyLoad& l : unit_loads) l = BodyLoad{};
+    LoadAccumulator accumulator(unit_loads);
+    accumulator.add_torque_W(fj.follower, ctx.body(fj.follower), Vec3::Unit(q));
+    accumulator.add_torque_W(fj.base, ctx.body(fj.base), -Vec3::Unit(q));
+    for (int b = 0; b < n; ++b) acc[static_cast<std::size_t>(b)] = free_acceleration(b);
+    K.col(q) = relative_angular_acceleration(fj, acc);
+  }
+  if (!K.allFinite()) return 0.0;
+  const double response = std::abs(
+      Eigen::SelfAdjointEigenSolver<Mat3>(0.5 * (K + K.transpose()), Eigen::EigenvaluesOnly)
+          .eigenvalues()
+          .minCoeff());
+  return std::isfinite(response) ? response : 0.0;
+}
+
+double System::Impl::locked_force_scale(const FrictionJoint& fj, const ReactionFriction& e,
+                                        double force) const {
+  const Vec3 normal = fj.transverse - force * fj.unit_transverse;  // without the force
+  return std::max(normal.norm() * std::max(e.static_lever(), 1.0), std::abs(force));
 }
 
 void System::Impl::respond_to_unit_loads(const std::vector<char>& excluded, std::vector<Vec6>& acc,
@@ -897,8 +909,7 @@ int System::decide_joint_friction(int k) {
   const double free = s.free_response(*fj);
   if (std::abs(c1) <= Impl::kLockedFraction * free) {
     c1 = 0.0;
-    const double force_scale = std::max(f0.norm() * std::max(e.static_lever(), 1.0), std::abs(F));
-    if (std::abs(a0) <= Impl::kLockedDrift * free * force_scale) a0 = 0.0;
+    if (std::abs(a0) <= Impl::kLockedDrift * free * s.locked_force_scale(*fj, e, F)) a0 = 0.0;
   }
   // the normal force with the friction force F: |N| for a joint, N >= 0 for a contact
   auto normal_with = [&](double force) {

@@ -100,4 +100,59 @@ double System::friction_force(int k) {
   return row < 0 ? 0.0 : s.multiplier(row);
 }
 
+// A locked element (a driver on its joint, whose hold is dependent on the
+// driver's row and dropped) is moved by the others whatever its force, which
+// is zero: F_max - |lambda| never tells that the driver has started to turn
+// it, and held by nothing its coordinate would leave the value it is stuck
+// at. It stays stuck while the others keep its acceleration within the drift
+// a decision at zero rate takes for rest (Impl::kLockedDrift of what its
+// force scale gives it free): its margin, in force, reaches zero there, and
+// it slips the way they move it (slip_mode_from_hold).
+double System::stuck_margin(int k) {
+  Impl& s = *impl_;
+  const double margin = stick_slip_limit(k) - std::abs(friction_force(k));
+  if (!s.locked_by_others(k)) return margin;
+  const double free = s.hold_free_response(k);
+  const double force_scale = s.locked_force_scale(k);
+  if (!(free > 0.0) || !(force_scale > 0.0)) return margin;
+  return std::min(margin,
+                  force_scale - std::abs(s.hold_acceleration(k)) / (Impl::kLockedDrift * free));
+}
+
+bool System::Impl::locked_by_others(int k) const {
+  const auto ki = static_cast<std::size_t>(k);
+  const DriverRuntime& d = drivers[static_cast<std::size_t>(hold_driver[ki])];
+  if (d.hold_rotation || force_enabled[static_cast<std::size_t>(stick_slip_forces[ki])] == 0 ||
+      forces[static_cast<std::size_t>(stick_slip_forces[ki])]->mode() != kStick)
+    return false;
+  const int row = hold_row(k);
+  return row >= 0 && dropped[static_cast<std::size_t>(row)] != 0;
+}
+
+double System::Impl::hold_acceleration(int k) const {
+  const int row = hold_row(k);
+  const internal::RowBodies& hold = row_bodies[static_cast<std::size_t>(row)];
+  const ConstraintRow& r = rows[static_cast<std::size_t>(row)];
+  double a = -r.gamma;
+  if (hold.base != kGround) a += r.J_base.dot(accelerations[static_cast<std::size_t>(hold.base)]);
+  if (hold.follower != kGround)
+    a += r.J_follower.dot(accelerations[static_cast<std::size_t>(hold.follower)]);
+  return a;
+}
+
+double System::Impl::hold_free_response(int k) {
+  const int row = hold_row(k);
+  const internal::RowBodies& hold = row_bodies[static_cast<std::size_t>(row)];
+  return free_response_along(stick_slip_forces[static_cast<std::size_t>(k)],
+                             rows[static_cast<std::size_t>(row)], hold.base, hold.follower);
+}
+
+double System::Impl::locked_force_scale(int k) {
+  if (const FrictionJoint* fj = friction_joint_of_stick_slip(k); fj != nullptr)
+    return locked_force_scale(*fj, friction_element(*fj), 0.0);
+  const ForceContext ctx(kin, t);
+  return forces[static_cast<std::size_t>(stick_slip_forces[static_cast<std::size_t>(k)])]
+      ->slip_limit(ctx);
+}
+
 }  // namespace ictus

@@ -64,7 +64,15 @@ void System::Impl::rebuild_structure() {
           const auto* lock = static_cast<const RotationLock*>(inst.constraint.get());
           jr.locks.rows.push_back(instance_row[static_cast<std::size_t>(i)]);
           jr.locks.axes_base.push_back(lock->axis_base());
-          if (inst.driver >= 0) {
+          // the driven angle the group's errors are measured against: a
+          // model driver's before a stuck hold's on the same joint (a
+          // driven frictional pin at rest, whose hold is dependent on the
+          // driver's row and dropped; measured against the hold's angle,
+          // the driver's row would be stabilised away from its motion)
+          const auto is_hold = [this](int d) {
+            return drivers[static_cast<std::size_t>(d)].hold_force >= 0;
+          };
+          if (inst.driver >= 0 && (jr.locks.driver < 0 || is_hold(jr.locks.driver))) {
             jr.locks.driver_row = instance_row[static_cast<std::size_t>(i)];
             jr.locks.driver = inst.driver;
           }
@@ -396,10 +404,18 @@ std::vector<std::string> System::Impl::non_unique_components() const {
     for (const auto& [row, coefficient] : mode) {
       const auto ri = static_cast<std::size_t>(row);
       const Instance& inst = instances[static_cast<std::size_t>(row_info[ri].instance)];
-      if (inst.joint < 0) {
-        const int side = drivers[static_cast<std::size_t>(inst.driver)].hold_contact;
+      // a driver's load and a stuck element's friction force are no
+      // reaction of the joint they act on: a driver and a hold of one
+      // coordinate (a frictional pin driven by a motor) share its load
+      // whichever way, and the pin's reactions are the same
+      if (inst.joint < 0 || inst.driver >= 0) {
+        const DriverRuntime& d = drivers[static_cast<std::size_t>(inst.driver)];
         std::string name =
-            side >= 0 ? contact_sides[static_cast<std::size_t>(side)].name + " (N)" : row_name(row);
+            d.hold_contact >= 0
+                ? contact_sides[static_cast<std::size_t>(d.hold_contact)].name + " (N)"
+            : d.hold_force >= 0
+                ? forces[static_cast<std::size_t>(d.hold_force)]->name() + " (stuck force)"
+                : inst.label + " (load)";
         if (std::find(of_no_joint.begin(), of_no_joint.end(), name) == of_no_joint.end())
           of_no_joint.push_back(std::move(name));
         continue;

@@ -276,6 +276,13 @@ class System final : public MechanicalSystem {
   /// -mode F_max slipping, the hold row's multiplier stuck (needs dynamics).
   /// For joint friction (seed 004): the force solved with the reactions.
   double friction_force(int k);
+  /// Element k, stuck: how far its hold is from giving way, F_max - |lambda|
+  /// (needs dynamics). An element whose hold the other rows make dependent
+  /// (a driver on its joint) is locked: the others move it whatever its
+  /// force, and it stays stuck only while they keep it at rest; its margin
+  /// also falls to zero as its acceleration reaches the drift a decision at
+  /// zero rate takes for rest.
+  double stuck_margin(int k);
   /// True if element k is a joint's Coulomb friction, whose slip force and
   /// limit depend on the reactions (docs/theory/friction.md).
   bool stick_slip_needs_reactions(int k) const;
@@ -308,7 +315,8 @@ class System final : public MechanicalSystem {
   /// Element k, stuck, whose hold force `lambda` (the last solve's, or a
   /// moment later at the boundary) has left the static limit: the mode it
   /// slips in, the way the load pushes (against lambda; a ball along minus
-  /// its holding moment, which sets its slip axis).
+  /// its holding moment, which sets its slip axis). A locked element
+  /// (stuck_margin) slips the way the others accelerate it.
   int slip_mode_from_hold(int k, double lambda);
   /// A ball just let go by its hold (set slipping from slip_mode_from_hold):
   /// where its kinetic moment is below the static one that held it (mu <
