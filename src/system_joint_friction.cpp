@@ -307,12 +307,35 @@ Vec3 System::Impl::relative_angular_acceleration(const FrictionJoint& fj,
   return a;
 }
 
+// Rows of the hold that the other rows make dependent are dropped (a planar
+// joint beside the ball locks two of its rotations): the moment along the
+// directions the others lock is statically indeterminate, and the kept
+// rows' multipliers alone put it along their axes, sqrt(2) times the moment
+// needed about the planar's normal d = (1, 1, 0)/sqrt(2), beyond the static
+// limit where the least is within it (a stick let go at once, again and
+// again). Those directions are the hold's parts of the self-stresses
+// (multipliers that move nothing: the dropped hold row's axis less the kept
+// ones it depends on); the least moment, the one the friction cone always
+// admits, has none of them.
 Vec3 System::Impl::ball_hold_moment(const FrictionJoint& fj) const {
   const int row = hold_row(fj.stick_slip);
   if (row < 0) return Vec3::Zero();
   const Mat3& R = kinematics(fj.base).R_WB;
-  return multiplier(row) * R.col(0) + multiplier(row + 1) * R.col(1) +
-         multiplier(row + 2) * R.col(2);
+  Vec3 moment =
+      multiplier(row) * R.col(0) + multiplier(row + 1) * R.col(1) + multiplier(row + 2) * R.col(2);
+  std::array<Vec3, 3> locked;  // orthonormal
+  int count = 0;
+  for (const auto& mode : self_stress) {
+    Vec3 v = Vec3::Zero();
+    for (const auto& [r, coefficient] : mode)
+      if (r >= row && r < row + 3) v += coefficient * R.col(r - row);
+    for (int i = 0; i < count; ++i)
+      v -= locked[static_cast<std::size_t>(i)].dot(v) * locked[static_cast<std::size_t>(i)];
+    if (count < 3 && v.norm() > 1e-9) locked[static_cast<std::size_t>(count++)] = v.normalized();
+  }
+  for (int i = 0; i < count; ++i)
+    moment -= locked[static_cast<std::size_t>(i)].dot(moment) * locked[static_cast<std::size_t>(i)];
+  return moment;
 }
 
 void System::Impl::solve_joint_friction() {

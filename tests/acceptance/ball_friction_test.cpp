@@ -269,5 +269,74 @@ TEST(BallFriction, ALetGoBallSlipsAlongTheAccelerationItsKineticMomentLeaves) {
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
+// A disk on a frictional ball (mu = 0.3, r = 0.05 m) pressed by 100 N,
+// whose other two rotations a planar joint about d = (1, 1, 0)/sqrt(2)
+// locks, under a torque b t about d: two of the stuck ball's three hold rows
+// are dependent on the planar's locks and dropped. The hold's moment about
+// d is statically determinate, b t; the others carry the rest. The kept row
+// alone put it along its own axis, sqrt(2) b t, and at b t = 1.2 N m (limit
+// 1.5 N m) the ball stuck and slipped again every 1e-11 s without end. Now
+// its moment is the least, b t, and it slips at b t = mu r N = 1.5 N m,
+// spinning about d at (b t - 1.5)/I after.
+TEST(BallFriction, ABallWhosePlanarNeighbourLocksTwoRotationsHoldsWithItsLeastMoment) {
+  constexpr const char* kModel = R"(ictus: 1
+name: a disk on a frictional ball, its other rotations locked by a planar joint
+parameters: {b: 6}
+gravity: [0, 0, 0]
+bodies:
+  disk: {mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}
+joints:
+  ball:
+    type: spherical
+    between: [ground, disk]
+    at: [0, 0, 0]
+    friction: {mu: 0.3, radius: 0.05}
+  guide:
+    type: planar
+    between: [ground, disk]
+    at: [0, 0, 0]
+    axis: [0.7071067811865476, 0.7071067811865476, 0]
+forces:
+  push: {type: force, on: disk, direction: [0, 0, 1], value: 100}
+  twist: {type: torque, on: disk, direction: [0.7071067811865476, 0.7071067811865476, 0], value: b*t}
+simulate:
+  until: 0.4
+  output_step: 0.01
+  rtol: 1e-10
+  atol: 1e-12
+  outputs: [disk.wx]
+)";
+  const double b = 6.0, limit = 0.3 * 0.05 * 100.0, inertia = 0.1;
+  const double t_slip = limit / b;  // 0.25 s
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(kModel, "ball_beside_planar.yaml", {}),
+      {"disk.wx", "disk.wy", "disk.wz", "ball.friction", "ball.friction_mode", "ball.normal"});
+  ASSERT_DOUBLE_EQ(r.t.back(), 0.4);
+  const std::vector<EventRecord> switches = switches_of(r, "ball.friction");
+  ASSERT_EQ(switches.size(), 2u);
+  EXPECT_EQ(switches[0].kind, "stick");
+  EXPECT_EQ(switches[0].t, 0.0);
+  EXPECT_EQ(switches[1].kind, "slip");
+  EXPECT_NEAR(switches[1].t, t_slip, 1e-9);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k];
+    EXPECT_NEAR(r["ball.normal"][k], 100.0, 1e-9) << t;
+    // the spin about d, (w_x + w_y)/sqrt(2); about the locked axes none
+    const double spin = (r["disk.wx"][k] + r["disk.wy"][k]) / std::sqrt(2.0);
+    EXPECT_NEAR(r["disk.wx"][k], r["disk.wy"][k], 1e-12) << t;
+    EXPECT_NEAR(r["disk.wz"][k], 0.0, 1e-12) << t;
+    if (t < t_slip) {
+      EXPECT_EQ(r["ball.friction_mode"][k], 0.0) << t;
+      EXPECT_NEAR(r["ball.friction"][k], b * t, 1e-9) << t;
+      EXPECT_NEAR(spin, 0.0, 1e-12) << t;
+    } else if (t > t_slip + 1e-6) {
+      EXPECT_EQ(r["ball.friction_mode"][k], 1.0) << t;
+      EXPECT_NEAR(r["ball.friction"][k], limit, 1e-9) << t;
+      // w = integral of (b s - limit)/I from t_slip: b (t - t_slip)^2 / (2 I)
+      EXPECT_NEAR(spin, b * (t - t_slip) * (t - t_slip) / (2.0 * inertia), 1e-8) << t;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ictus
