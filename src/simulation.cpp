@@ -57,7 +57,15 @@ void Simulation::add_observer(Observer& observer) {
   observers_.push_back(&observer);
 }
 
+namespace {
+// Successive events closer than this (relative to max(1, |t|)) form a burst;
+// more than kBurstEvents of them stop the run as chattering.
+constexpr double kBurstGap = 1e-9;
+constexpr int kBurstEvents = 10000;
+}  // namespace
+
 void Simulation::record(EventRecord r) {
+  if (r.kind != "warning" && !r.name.empty()) last_switch_ = fmt::format("{} {}", r.kind, r.name);
   for (Observer* o : observers_) o->on_event(r);
   if (keep_log_) log_.push_back(std::move(r));
 }
@@ -433,6 +441,9 @@ struct Simulation::Checkpoint {
   double last_sample_time = 0.0;
   double last_event_time = -1.0;
   int events_at_same_time = 0;
+  int events_in_burst = 0;
+  double burst_start = 0.0;
+  std::string last_switch;
   std::size_t warnings_logged = 0;
   double stepper_memory = 0.0;
 };
@@ -460,6 +471,9 @@ std::shared_ptr<const Simulation::Checkpoint> Simulation::save() const {
   c->last_sample_time = last_sample_time_;
   c->last_event_time = last_event_time_;
   c->events_at_same_time = events_at_same_time_;
+  c->events_in_burst = events_in_burst_;
+  c->burst_start = burst_start_;
+  c->last_switch = last_switch_;
   c->warnings_logged = warnings_logged_;
   c->stepper_memory = stepper_->restart_memory();
   return c;
@@ -494,6 +508,9 @@ void Simulation::restore(const Checkpoint& c) {
   last_sample_time_ = c.last_sample_time;
   last_event_time_ = c.last_event_time;
   events_at_same_time_ = c.events_at_same_time;
+  events_in_burst_ = c.events_in_burst;
+  burst_start_ = c.burst_start;
+  last_switch_ = c.last_switch;
   warnings_logged_ = c.warnings_logged;
   const SimulationSettings& s = system_.model().settings();
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
@@ -641,6 +658,22 @@ void Simulation::advance(double target) {
                                   "between switching conditions)");
         } else {
           events_at_same_time_ = 0;
+        }
+        // Zeno-like chattering: events that follow each other at the
+        // round-off of the root finding without end (a stick let go at once
+        // and stuck again 1e-11 s later, for ever) advance time by nothing
+        // a run could finish in; no mechanism switches that often for long
+        if (t_event - last_event_time_ <= kBurstGap * std::max(1.0, std::abs(t_event))) {
+          if (events_in_burst_++ == 0) burst_start_ = last_event_time_;
+          if (events_in_burst_ > kBurstEvents)
+            throw SimulationError(
+                t_event, fmt::format("{} events within {:.3g} s, each less than {:.0e} s after "
+                                     "the one before (chattering between switching conditions; "
+                                     "the last: {}): the switching does not settle",
+                                     events_in_burst_, t_event - burst_start_,
+                                     kBurstGap * std::max(1.0, std::abs(t_event)), last_switch_));
+        } else {
+          events_in_burst_ = 0;
         }
         last_event_time_ = t_event;
         sample(t_event, y_event);  // just before the event

@@ -205,6 +205,9 @@ class Simulation final {
   bool restart_pending_ = false;  // advance_to() ended before 'until'
   double last_event_time_ = -1.0;
   int events_at_same_time_ = 0;
+  int events_in_burst_ = 0;   // successive events within kBurstGap of each other
+  double burst_start_ = 0.0;  // the first of them
+  std::string last_switch_;   // the last switch or event logged, for the message
   double wall_seconds_ = 0.0;
   double t_ = 0.0;
   VecX y_;

@@ -11,7 +11,9 @@
 #include <cmath>
 #include <string>
 
+#include "ictus/error.h"
 #include "ictus/model_file.h"
+#include "ictus/simulation.h"
 #include "support/test_support.h"
 
 namespace ictus {
@@ -130,6 +132,44 @@ simulate: {until: 1, output_step: 0.25}
   }
   EXPECT_NEAR(t_first, 0.5, 1e-12);
   EXPECT_NEAR(t_second, 0.5 + 5e-10, 1e-12);
+}
+
+// --- events that never settle ----------------------------------------------------
+// A wheel spun up by 1 N m (I = 0.1 kg m^2) is kicked back by 1e-11 N m s each
+// time its rate turns positive (to -1e-10 rad/s): it turns positive again
+// 1e-11 s later, for ever. Each event is a new instant (the guard for events
+// at one instant, 1e-12 s, never fires) and the run advanced 1e-11 s per
+// event: it would not end. More than 10000 events each within 1e-9 s of the one before
+// stop it with the chattering named (a ball's stuck hold let go and taken
+// again every 1e-11 s did the same, tests/acceptance/ball_friction_test.cpp).
+TEST(EventFiring, EventsThatFollowEachOtherWithoutEndStopTheRunAsChattering) {
+  const Model model = parse_model(R"yaml(
+gravity: [0, 0, 0]
+bodies:
+  wheel: {mass: 1, inertia: [0.1, 0.1, 0.1], angular_velocity: [0, 0, -1e-3]}
+joints:
+  axle: {type: revolute, between: [ground, wheel], at: [0, 0, 0], axis: [0, 0, 1]}
+forces:
+  motor: {type: torque, on: wheel, direction: [0, 0, 1], value: 1}
+events:
+  kick:
+    when: axle.omega > 0
+    do: {impulse: {on: wheel, angular: [0, 0, -1e-11]}}
+simulate: {until: 1, output_step: 0.1}
+)yaml",
+                                  "kicked_wheel.yaml");
+  Simulation simulation(model);
+  try {
+    simulation.run();
+    FAIL() << "the run ended at t = " << simulation.time();
+  } catch (const SimulationError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("10001 events within"), std::string::npos) << what;
+    EXPECT_NE(what.find("chattering"), std::string::npos) << what;
+    EXPECT_NE(what.find("the last: event kick"), std::string::npos) << what;
+    // the wheel reaches zero rate at 1e-4 s; the burst is the 1e-7 s after
+    EXPECT_NEAR(e.time(), 1e-4 + 1e-7, 1e-9);
+  }
 }
 
 }  // namespace
