@@ -489,8 +489,8 @@ struct System::Impl {
   static constexpr double kLockedDrift = 1e-6;
   /// Stick/slip element k, stuck, whose hold row is dropped as dependent on
   /// the other rows (a driver on its joint; a contact and a joint holding
-  /// its body): they give its motion whatever its force (a ball's three
-  /// rows are not judged).
+  /// its body) but on no other stuck hold: they give its motion whatever
+  /// its force (a ball's three rows are not judged).
   bool locked_by_others(int k) const;
   /// Element k's stuck hold: the acceleration of its coordinate at the
   /// last solve (D_r u' - gamma_r), and its response per unit force with
@@ -547,13 +547,30 @@ struct System::Impl {
     VecX values, amplitudes;    // workspace
     VecX residual;              // workspace: D^T s per body (6 n)
   } dependent_contacts;
+  /// Stuck holds dependent among themselves (spread_dependent_holds):
+  /// workspace sized with the structure, no allocation in the step loop.
+  struct DependentHolds {
+    std::vector<char> carries;  // per row of D: a dropped hold given a share
+    VecX direction;             // one self-stress mode, dense (rows of D)
+    VecX residual;              // D^T of it per body (6 n)
+  } dependent_holds;
   /// A row whose multiplier acts: independent, or dependent with a share
-  /// (press_dependent_contacts).
+  /// (press_dependent_contacts, spread_dependent_holds).
   bool row_carries(int row) const {
     const auto r = static_cast<std::size_t>(row);
     return dropped[r] == 0 ||
-           (r < dependent_contacts.touched.size() && dependent_contacts.touched[r] != 0);
+           (r < dependent_contacts.touched.size() && dependent_contacts.touched[r] != 0) ||
+           (r < dependent_holds.carries.size() && dependent_holds.carries[r] != 0);
   }
+  /// Moves the multipliers along each self-stress mode that joins two or
+  /// more stuck holds of frictional joints or contact tangents (a ladder at
+  /// rest against a rough wall) to the split with the largest least margin
+  /// mu_s |N| - |F| among them: the motion is unchanged, and the holds give
+  /// way only where no split keeps them all within their cones.
+  void spread_dependent_holds();
+  /// A dropped hold row whose self-stress joins another stuck hold (the
+  /// ladder's two): stuck together, not moved by the others.
+  bool held_with_other_holds(int row) const;
   /// Moves mult along the contact self-stress modes to the least-norm
   /// multipliers on the rows they touch: the motion is unchanged, and a
   /// body resting flat on several points has them all pressing.

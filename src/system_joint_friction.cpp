@@ -555,7 +555,9 @@ void System::Impl::solve_joint_friction() {
     // F opposes the slip: its power F q' <= 0 is dissipated
     power.dissipated -= F * friction_element(fj).load_rate(ctx);
   }
-  // 4. the values at the solution, for the channels and the switching
+  // 4. the values at the solution, for the channels and the switching; the
+  //    split of dependent stuck holds first (system_dependent_holds.cpp)
+  spread_dependent_holds();
   for (FrictionJoint& fj : friction_joints) {
     ReactionFriction& e = friction_element(fj);
     if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;

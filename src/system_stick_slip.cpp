@@ -126,7 +126,7 @@ bool System::Impl::locked_by_others(int k) const {
       forces[static_cast<std::size_t>(stick_slip_forces[ki])]->mode() != kStick)
     return false;
   const int row = hold_row(k);
-  return row >= 0 && dropped[static_cast<std::size_t>(row)] != 0;
+  return row >= 0 && dropped[static_cast<std::size_t>(row)] != 0 && !held_with_other_holds(row);
 }
 
 double System::Impl::hold_acceleration(int k) const {

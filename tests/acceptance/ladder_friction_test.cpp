@@ -11,6 +11,10 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "ictus/model_file.h"
 #include "support/test_support.h"
@@ -57,6 +61,114 @@ TEST(LadderFriction, TwoCoupledFrictionalGuidesMatchTheNewtonEulerEquations) {
   EXPECT_LT(r.max_abs("energy.balance"), 1e-8);
   fmt::print("ladder with two frictional guides: {} states within {:.2e} (relative)\n", r.t.size(),
              worst);
+}
+
+// The ladder put at rest: its two stuck holds stop one motion, so their
+// forces are statically indeterminate (docs/theory/friction.md, "Stuck holds
+// that other rows make dependent"). It stays at rest where some split lies
+// within both cones, up to the classical limit tan(theta) = 2 mu1 / (1 - mu1
+// mu2) from the wall (0.5680 rad), whichever guide the file declares first;
+// beyond it both ends slip at once. Before, the kept hold carried the whole
+// load: at 0.55 rad the foot needed 30.07 N against 29.43 N and was let go,
+// and with the top declared first it carried 49.05 N against none at 0.4 rad.
+std::string ladder_text(bool top_first) {
+  std::ifstream in(test::source_path("tests/models/ladder_friction.yaml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  if (!top_first) return yaml;
+  const std::size_t foot = yaml.find("  foot:\n"), top = yaml.find("  top:\n");
+  const std::size_t end = yaml.find("initial_velocities:");
+  return yaml.substr(0, foot) + yaml.substr(top, end - top) + yaml.substr(foot, top - foot) +
+         yaml.substr(end);
+}
+
+TEST(LadderFriction, ALadderAtRestStaysUpToTheClassicalLimitAndSlidesBeyond) {
+  const double limit = std::atan(2 * kMu1 / (1 - kMu1 * kMu2));  // 0.56800 rad
+  for (const bool top_first : {false, true}) {
+    for (const double th0 : {0.4, 0.55, 0.565, 0.572, 0.6}) {
+      Model model = parse_model(ladder_text(top_first), "ladder_at_rest.yaml",
+                                {{"th0", fmt::format("{}", th0)}, {"w0", "0"}});
+      model.settings().until = 0.1;
+      const test::RecordedRun r = test::run_and_record(
+          model, {"foot.x", "foot.v", "foot.normal", "top.normal", "foot.friction", "top.friction",
+                  "foot.friction_mode", "top.friction_mode", "energy.balance"});
+      const std::string where = fmt::format("th0 {} top first {}", th0, top_first);
+      ASSERT_DOUBLE_EQ(r.t.back(), 0.1) << where;
+      EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << where;
+      for (std::size_t k = 0; k < r.t.size(); ++k) {
+        const double N1 = r["foot.normal"][k], N2 = r["top.normal"][k];
+        if (th0 < limit) {
+          // at rest, both stuck, each friction force within its cone and
+          // the two with the normal forces balancing the weight
+          ASSERT_EQ(r["foot.friction_mode"][k], 0.0) << where << " at " << r.t[k];
+          ASSERT_EQ(r["top.friction_mode"][k], 0.0) << where << " at " << r.t[k];
+          EXPECT_NEAR(r["foot.x"][k], kLength * std::sin(th0), 1e-12) << where;
+          EXPECT_LE(std::abs(r["foot.friction"][k]), kMu1 * N1 * (1 + 1e-9)) << where;
+          EXPECT_LE(std::abs(r["top.friction"][k]), kMu2 * N2 * (1 + 1e-9)) << where;
+          // (the friction forces act on the ladder along +x at the foot, +y at the top)
+          EXPECT_NEAR(r["foot.friction"][k], -N2, 1e-9 * N1) << where;
+          EXPECT_NEAR(N1 + r["top.friction"][k], kMass * kG, 1e-9 * N1) << where;
+        } else if (r.t[k] > 0.0) {
+          // sliding from the start: both ends slip, the Newton-Euler equations
+          EXPECT_NE(r["foot.friction_mode"][k], 0.0) << where << " at " << r.t[k];
+          EXPECT_NE(r["top.friction_mode"][k], 0.0) << where << " at " << r.t[k];
+          const double th = std::asin(r["foot.x"][k] / kLength);
+          const double w = r["foot.v"][k] / (kLength * std::cos(th));
+          const Eigen::Vector3d x = ladder(th, w);
+          EXPECT_NEAR(N1, x(1), 1e-8 * x(1)) << where << " at " << r.t[k];
+          EXPECT_NEAR(N2, x(2), 1e-8 * x(1)) << where << " at " << r.t[k];
+        }
+      }
+    }
+  }
+}
+
+// The ladder at rest at 0.5 rad, pushed out at its centre of mass by P = b t:
+// it stands while a split of the two stuck forces lies within both cones,
+// and both ends start to slip together where none does, at
+//   P = m g (tan(th) (1 + mu1 mu2) / 2 - mu1 (1 + mu2 tan(th))) /
+//       ((1 + mu1 mu2) / 2 - 1 - mu2 tan(th))          (7.3226 N),
+// both forces at their limits (the foot's against its way out, the top's up).
+TEST(LadderFriction, APushedLadderStartsToSlipAtBothEndsTogetherAtTheClassicalLoad) {
+  const double th = 0.5, b = 10.0, t = std::tan(th), w = kMass * kG;
+  const double P = w * (t * (1 + kMu1 * kMu2) / 2 - kMu1 * (1 + kMu2 * t)) /
+                   ((1 + kMu1 * kMu2) / 2 - 1 - kMu2 * t);
+  for (const bool top_first : {false, true}) {
+    std::string yaml = ladder_text(top_first);
+    const std::size_t at = yaml.find("initial_velocities:");
+    yaml = yaml.substr(0, at) +
+           "forces:\n  push: {type: force, on: ladder, direction: [1, 0, 0], value: b*t}\n" +
+           yaml.substr(at);
+    yaml = yaml.substr(0, yaml.find("parameters:\n") + 12) + "  b: 10\n" +
+           yaml.substr(yaml.find("parameters:\n") + 12);
+    Model model = parse_model(yaml, "pushed_ladder.yaml", {{"th0", "0.5"}, {"w0", "0"}});
+    model.settings().until = 1.0;
+    const test::RecordedRun r = test::run_and_record(
+        model, {"foot.x", "foot.friction_mode", "top.friction_mode", "energy.balance"});
+    ASSERT_DOUBLE_EQ(r.t.back(), 1.0) << top_first;
+    std::vector<EventRecord> slips;
+    for (const EventRecord& e : r.events) {
+      if (e.kind == "reversal" || (e.kind == "stick" && e.t > 0.0)) ADD_FAILURE() << e.detail;
+      if (e.kind == "slip") slips.push_back(e);
+    }
+    ASSERT_EQ(slips.size(), 2u) << top_first;
+    for (const EventRecord& e : slips) {
+      EXPECT_NEAR(e.t, P / b, 1e-7) << e.name << " top first " << top_first;
+      EXPECT_NE(e.detail.find(e.name == "foot.friction" ? "-> +1" : "-> -1"), std::string::npos)
+          << e.detail;
+    }
+    for (std::size_t k = 0; k < r.t.size(); ++k) {
+      if (r.t[k] < P / b - 1e-6) {
+        EXPECT_EQ(r["foot.friction_mode"][k], 0.0) << r.t[k];
+        EXPECT_NEAR(r["foot.x"][k], kLength * std::sin(th), 1e-12) << r.t[k];
+      } else if (r.t[k] > P / b + 1e-6) {
+        EXPECT_EQ(r["foot.friction_mode"][k], 1.0) << r.t[k];
+        EXPECT_EQ(r["top.friction_mode"][k], -1.0) << r.t[k];
+      }
+    }
+    EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << top_first;
+  }
 }
 
 }  // namespace
