@@ -32,6 +32,26 @@ struct Cubic {
   }
 };
 
+// A model's driver `name` of `joint`'s `coordinate` (angle or position):
+// A (t - t1)^3 after a dwell until t1; and the run's settings.
+Model driven(const char* head, const std::string& name, const std::string& joint,
+             const std::string& coordinate, double t1) {
+  const std::string text = fmt::format(R"({}drivers:
+  {}:
+    joint: {}
+    {}: A*max(t-t1,0)^3
+    rate: 3*A*max(t-t1,0)^2
+    acceleration: 6*A*max(t-t1,0)
+simulate:
+  until: 1
+  output_step: 0.01
+  rtol: 1e-10
+  atol: 1e-12
+)",
+                                       head, name, joint, coordinate);
+  return parse_model(text, name + "_driven.yaml", {{"t1", fmt::format("{}", t1)}});
+}
+
 // Every switch: stuck at t0, then one slip, the way the driver moves, just
 // after it leaves rest at t1 (its acceleration 6 A (t - t1) reaches the
 // drift a decision takes for rest within 1e-4 s).
@@ -66,18 +86,6 @@ joints:
     at: [0, 0, 0]
     axis: [0, 0, 1]
     friction: {mu: 0.3, radius: 0.05}
-drivers:
-  motor:
-    joint: pin
-    angle: A*max(t-t1,0)^3
-    rate: 3*A*max(t-t1,0)^2
-    acceleration: 6*A*max(t-t1,0)
-simulate:
-  until: 1
-  output_step: 0.01
-  rtol: 1e-10
-  atol: 1e-12
-  outputs: [pin.angle, pin.friction, pin.friction_mode, motor.load, energy.balance]
 )";
 
 TEST(DrivenFriction, APinDrivenFromRestSlipsAsDrivenAndItsMotorCarriesTheFriction) {
@@ -85,7 +93,7 @@ TEST(DrivenFriction, APinDrivenFromRestSlipsAsDrivenAndItsMotorCarriesTheFrictio
   for (const double t1 : {0.0, 0.3}) {
     const Cubic drive{1.0, t1};
     const test::RecordedRun r = test::run_and_record(
-        parse_model(kDrivenPin, "driven_pin.yaml", {{"t1", fmt::format("{}", t1)}}),
+        driven(kDrivenPin, "motor", "pin", "angle", t1),
         {"pin.angle", "pin.friction", "pin.friction_mode", "motor.load", "energy.balance"});
     ASSERT_DOUBLE_EQ(r.t.back(), 1.0);
     expect_one_slip_after(r, "pin.friction", t1);
@@ -107,8 +115,7 @@ TEST(DrivenFriction, APinDrivenFromRestSlipsAsDrivenAndItsMotorCarriesTheFrictio
       if (t < t1 + 1e-4) continue;
       EXPECT_EQ(r["pin.friction_mode"][k], 1.0) << t1 << " at " << t;
       EXPECT_NEAR(r["pin.friction"][k], -mu_r * N, 1e-8) << t1 << " at " << t;
-      EXPECT_NEAR(r["motor.load"][k], I_O * alpha + gravity + mu_r * N, 1e-8)
-          << t1 << " at " << t;
+      EXPECT_NEAR(r["motor.load"][k], I_O * alpha + gravity + mu_r * N, 1e-8) << t1 << " at " << t;
     }
     EXPECT_LT(r.max_abs("energy.balance"), 1e-8);
   }
@@ -134,29 +141,17 @@ shapes:
   floor: {body: ground, type: plane, normal: [0, 0, 1]}
 contacts:
   floor_contact: {type: shapes, between: [ground, block], friction: {mu: 0.3}}
-drivers:
-  push:
-    joint: rail
-    position: A*max(t-t1,0)^3
-    rate: 3*A*max(t-t1,0)^2
-    acceleration: 6*A*max(t-t1,0)
-simulate:
-  until: 1
-  output_step: 0.01
-  rtol: 1e-10
-  atol: 1e-12
-  outputs: [block.x]
 )";
 
 TEST(DrivenFriction, ABlockPushedAlongARoughFloorByADriverSlipsAsPushed) {
   const double m_cart = 1.0, m_block = 2.0, mu = 0.3;
   for (const double t1 : {0.0, 0.3}) {
     const Cubic drive{1.0, t1};
-    const test::RecordedRun r = test::run_and_record(
-        parse_model(kPushedBlock, "pushed_block.yaml", {{"t1", fmt::format("{}", t1)}}),
-        {"block.x", "floor_contact.normal", "floor_contact.friction_x",
-         "floor_contact.friction_mode_x", "floor_contact.friction_y",
-         "floor_contact.friction_mode_y", "push.load", "energy.balance"});
+    const test::RecordedRun r =
+        test::run_and_record(driven(kPushedBlock, "push", "rail", "position", t1),
+                             {"block.x", "floor_contact.normal", "floor_contact.friction_x",
+                              "floor_contact.friction_mode_x", "floor_contact.friction_y",
+                              "floor_contact.friction_mode_y", "push.load", "energy.balance"});
     ASSERT_DOUBLE_EQ(r.t.back(), 1.0);
     expect_one_slip_after(r, "floor_contact.friction_x", t1);
     for (std::size_t k = 0; k < r.t.size(); ++k) {
@@ -196,18 +191,6 @@ forces:
     damping: 0
     dry_friction: 3
     free_position: 0
-drivers:
-  push:
-    joint: guide
-    position: A*max(t-t1,0)^3
-    rate: 3*A*max(t-t1,0)^2
-    acceleration: 6*A*max(t-t1,0)
-simulate:
-  until: 1
-  output_step: 0.01
-  rtol: 1e-10
-  atol: 1e-12
-  outputs: [guide.x]
 )";
 
 TEST(DrivenFriction, ADryFrictionMountOnADrivenGuideSlipsAsDriven) {
@@ -215,7 +198,7 @@ TEST(DrivenFriction, ADryFrictionMountOnADrivenGuideSlipsAsDriven) {
   for (const double t1 : {0.0, 0.3}) {
     const Cubic drive{1.0, t1};
     const test::RecordedRun r = test::run_and_record(
-        parse_model(kDrivenMount, "driven_mount.yaml", {{"t1", fmt::format("{}", t1)}}),
+        driven(kDrivenMount, "push", "guide", "position", t1),
         {"guide.x", "mount.mode", "mount.friction_force", "push.load", "energy.balance"});
     ASSERT_DOUBLE_EQ(r.t.back(), 1.0);
     expect_one_slip_after(r, "mount", t1);
