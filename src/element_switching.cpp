@@ -292,7 +292,19 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
         system_.evaluate(t, y, Stage::kDynamics);
         double lambda = system_.friction_force(k);
         if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
-        system_.set_stick_slip_mode(k, system_.slip_mode_from_hold(k, lambda));
+        int slip = kStick;
+        if (ahead_negative_[ki] != 0 && system_.stick_slip_locked(k)) {
+          // moved by the others from rest (rate and acceleration zero at t,
+          // a driver's A t^3 with no normal force): the way they move it a
+          // moment later
+          step_ahead(t, y);
+          system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kDynamics);
+          slip = system_.slip_mode_from_hold(k, lambda);
+          system_.evaluate(t, y, Stage::kDynamics);
+        } else {
+          slip = system_.slip_mode_from_hold(k, lambda);
+        }
+        system_.set_stick_slip_mode(k, slip);
         system_.direct_slip_from_hold(k);  // a ball: along its acceleration
         system_.evaluate(t, y, Stage::kKinematics);
         log_switch(k, t, kStick, "slip");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -58,9 +59,13 @@ void Simulation::add_observer(Observer& observer) {
 }
 
 namespace {
-// Successive events closer than this (relative to max(1, |t|)) form a burst;
-// more than kBurstEvents of them stop the run as chattering.
-constexpr double kBurstGap = 1e-9;
+// Successive events closer than this form a burst (1e-9 s, or 1e4 times
+// the round-off of t where that is larger: a run that starts at 1e6 s
+// resolves 2e-10 s); more than kBurstEvents of them stop the run as
+// chattering.
+double burst_gap(double t) {
+  return std::max(1e-9, 1e4 * std::numeric_limits<double>::epsilon() * std::abs(t));
+}
 constexpr int kBurstEvents = 10000;
 }  // namespace
 
@@ -663,15 +668,15 @@ void Simulation::advance(double target) {
         // round-off of the root finding without end (a stick let go at once
         // and stuck again 1e-11 s later, for ever) advance time by nothing
         // a run could finish in; no mechanism switches that often for long
-        if (t_event - last_event_time_ <= kBurstGap * std::max(1.0, std::abs(t_event))) {
+        if (t_event - last_event_time_ <= burst_gap(t_event)) {
           if (events_in_burst_++ == 0) burst_start_ = last_event_time_;
           if (events_in_burst_ > kBurstEvents)
             throw SimulationError(
                 t_event, fmt::format("{} events within {:.3g} s, each less than {:.0e} s after "
                                      "the one before (chattering between switching conditions; "
                                      "the last: {}): the switching does not settle",
-                                     events_in_burst_, t_event - burst_start_,
-                                     kBurstGap * std::max(1.0, std::abs(t_event)), last_switch_));
+                                     events_in_burst_, t_event - burst_start_, burst_gap(t_event),
+                                     last_switch_));
         } else {
           events_in_burst_ = 0;
         }

@@ -124,7 +124,11 @@ void System::follow_slip_direction(int k) {
 int System::slip_mode_from_hold(int k, double lambda) {
   Impl& s = *impl_;
   if (s.locked_by_others(k)) {
-    s.ensure_dynamics();  // its acceleration, which the others give it
+    // the way the others move it: its rate where that tripped the margin,
+    // else its acceleration (System::stuck_margin)
+    const double rate = stick_slip_rate(k);
+    if (std::abs(rate) >= 0.5 * s.locked_rate()) return rate > 0.0 ? kSlipPositive : kSlipNegative;
+    s.ensure_dynamics();
     return s.hold_acceleration(k) > 0.0 ? kSlipPositive : kSlipNegative;
   }
   const Impl::FrictionJoint* fj = s.friction_joint_of_stick_slip(k);

@@ -496,6 +496,9 @@ struct System::Impl {
   /// last solve (D_r u' - gamma_r), and its response per unit force with
   /// the bodies free, as free_response.
   double hold_acceleration(int k) const;
+  /// The rate of a locked element beyond which the others move it: 1e3
+  /// times the integrator's absolute tolerance (a rate it resolves).
+  double locked_rate() const;
   double hold_free_response(int k);
   /// The acceleration of `row` (of bodies `base`, `follower`) per unit slip
   /// force of force element `force` with the bodies free (M^-1 alone).

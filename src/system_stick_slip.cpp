@@ -104,19 +104,36 @@ double System::friction_force(int k) {
 // driver's row and dropped) is moved by the others whatever its force, which
 // is zero: F_max - |lambda| never tells that the driver has started to turn
 // it, and held by nothing its coordinate would leave the value it is stuck
-// at. It stays stuck while the others keep its acceleration within the drift
-// a decision at zero rate takes for rest (Impl::kLockedDrift of what its
-// force scale gives it free): its margin, in force, reaches zero there, and
-// it slips the way they move it (slip_mode_from_hold).
+// at. It stays stuck while the others keep it at rest: its acceleration
+// within the drift a decision at zero rate takes for rest (Impl::kLockedDrift
+// of what its force scale gives it free), and its rate within
+// Impl::locked_rate (a slow drive below that acceleration, or one with no
+// normal force and so no scale, turns it all the same). Its margin, in
+// force, reaches zero at either, and it slips the way they move it
+// (slip_mode_from_hold).
 double System::stuck_margin(int k) {
   Impl& s = *impl_;
   const double margin = stick_slip_limit(k) - std::abs(friction_force(k));
   if (!s.locked_by_others(k)) return margin;
-  const double free = s.hold_free_response(k);
   const double force_scale = s.locked_force_scale(k);
-  if (!(free > 0.0) || !(force_scale > 0.0)) return margin;
-  return std::min(margin,
-                  force_scale - std::abs(s.hold_acceleration(k)) / (Impl::kLockedDrift * free));
+  const double scale = force_scale > 0.0 ? force_scale : 1.0;  // only the sign counts then
+  const double rate = std::abs(stick_slip_rate(k));
+  double locked = scale * (1.0 - rate / s.locked_rate());
+  const double free = s.hold_free_response(k);
+  if (free > 0.0 && force_scale > 0.0)
+    locked = std::min(locked,
+                      force_scale - std::abs(s.hold_acceleration(k)) / (Impl::kLockedDrift * free));
+  // its force is zero (its hold dropped): with no normal force its margin
+  // is zero too, and only the others' motion can take it below
+  return margin > 0.0 ? std::min(margin, locked) : locked;
+}
+
+bool System::stick_slip_locked(int k) const {
+  return impl_->locked_by_others(k);
+}
+
+double System::Impl::locked_rate() const {
+  return 1e3 * model.settings().integrator.atol;
 }
 
 bool System::Impl::locked_by_others(int k) const {

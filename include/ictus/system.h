@@ -283,6 +283,8 @@ class System final : public MechanicalSystem {
   /// also falls to zero as its acceleration reaches the drift a decision at
   /// zero rate takes for rest.
   double stuck_margin(int k);
+  /// Element k is stuck and locked by the other rows (stuck_margin).
+  bool stick_slip_locked(int k) const;
   /// True if element k is a joint's Coulomb friction, whose slip force and
   /// limit depend on the reactions (docs/theory/friction.md).
   bool stick_slip_needs_reactions(int k) const;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <string>
 
 #include "ictus/error.h"
@@ -170,6 +171,33 @@ simulate: {until: 1, output_step: 0.1}
     // the wheel reaches zero rate at 1e-4 s; the burst is the 1e-7 s after
     EXPECT_NEAR(e.time(), 1e-4 + 1e-7, 1e-9);
   }
+}
+
+// Events that are only frequent are no chattering, whatever the clock
+// reads: a 1.11 kHz oscillator whose crossing is logged once a period, run
+// from t = 1e6 s (review: a gap of 1e-9 |t|, 1 ms there, stopped it after
+// 10000 crossings; the gap is now 1e-9 s or 1e4 times t's round-off).
+TEST(EventFiring, FrequentEventsLateInTimeAreNotChattering) {
+  const Model model = parse_model(R"yaml(
+gravity: [0, 0, 0]
+bodies:
+  slider: {mass: 1, inertia: [0.1, 0.1, 0.1], velocity: [1, 0, 0]}
+joints:
+  guide: {type: prismatic, between: [ground, slider], at: [0, 0, 0], axis: [1, 0, 0]}
+forces:
+  spring: {type: spring_damper, joint: guide, stiffness: 48738787.0, damping: 0, free_position: 0}
+events:
+  cross: {when: guide.x > 0, do: []}
+simulate: {start: 1000000, until: 1000010, output_step: 0.5, rtol: 1e-6, atol: 1e-9}
+)yaml",
+                                  "late_oscillator.yaml");
+  Simulation simulation(model);
+  simulation.run();
+  EXPECT_DOUBLE_EQ(simulation.time(), 1000010.0);
+  int crossings = 0;
+  for (const EventRecord& r : simulation.events()) crossings += r.kind == "event" ? 1 : 0;
+  // one a period, 2 pi / sqrt(k / m) = 0.9 ms
+  EXPECT_NEAR(crossings, 10.0 / (2 * std::numbers::pi / std::sqrt(48738787.0)), 2.0);
 }
 
 }  // namespace
