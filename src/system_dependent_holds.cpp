@@ -69,6 +69,28 @@ void System::Impl::spread_dependent_holds() {
   }
   std::fill(dh.carries.begin(), dh.carries.end(), char{0});
   if (self_stress.empty()) return;
+  // Where the solved split holds every stuck element within its cone, that
+  // split stands: the margins are the switching functions, and they cross
+  // zero only where the search below finds no split along a mode that
+  // holds them all (it runs once the solved split leaves one beyond: the
+  // least margin over a mode is never below that at amplitude zero). Most
+  // solves end here (48 stuck tangents of boxes at rest ran 4 times slower
+  // with the search at every solve).
+  bool beyond = false;
+  for (const FrictionJoint& fj : friction_joints) {
+    if (fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
+        friction_element(fj).mode() != kStick)
+      continue;
+    const int hold = hold_row(fj.stick_slip);
+    if (hold < 0) continue;
+    const Vec3 normal = friction_normal(fj, multipliers);
+    const double pressing = fj.contact_side >= 0 ? std::max(normal.x(), 0.0) : normal.norm();
+    if (std::abs(multiplier(hold)) > friction_element(fj).static_lever() * pressing) {
+      beyond = true;
+      break;
+    }
+  }
+  if (!beyond) return;
   // the stuck element whose hold is `row`, or nullptr
   auto stuck_at = [this](int row) -> const FrictionJoint* {
     for (const FrictionJoint& fj : friction_joints)
