@@ -8,26 +8,33 @@
 // (mu1 = 0.3, mu2 = 0.2, limit 0.568 rad) the foot alone would need
 // 30.07 N against its 29.43 N and was let go.
 //
-// The split is statically indeterminate: the dropped hold's self-stress
-// s (multipliers e_r - sum_k c_k e_k with D^T s = 0, system_structure.cpp)
-// can be added to the multipliers without changing the motion, and it moves
-// the holds' forces and the normal forces of the joints and contacts whose
-// rows it involves; every stuck element it moves counts. Along it the
-// amplitude with the largest least margin is taken:
-//   max over a of min_i (mu_s,i |N_i(a)| - |F_i(a)|),  contacts' N >= 0,
-// on one line, by sampling and a golden-section refinement (the margins
-// are concave where the normal forces keep their direction, as for a ladder
-// whose joints press one way). The holds then give way only where no split
-// holds them all, and the least margin crosses zero for all of them at once
-// (both ends of the ladder start to slip together). Modes with a model
-// driver's row (its load stays the one solved), a ball's or another stick/
-// slip element's hold, or a slipping element's normal force (its friction
-// would change the motion) are left as solved, as are modes that no longer
-// hold at this configuration (the check of press_dependent_contacts).
+// The split is statically indeterminate: each dropped hold's self-stress
+// s_k (multipliers e_r - sum_j c_j e_j with D^T s_k = 0,
+// system_structure.cpp) can be added to the multipliers without changing
+// the motion, and it moves the holds' forces and the normal forces of the
+// joints and contacts whose rows it involves; every stuck element it moves
+// counts. Over all the modes that share elements together (a box flat on a
+// rough floor has five, its four corners' eight tangents tied in pairs
+// across them, and no single mode raises its least margin) the amplitudes a
+// with the largest least margin are taken:
+//   max over a, s of s   subject to   mu_s,i N_i(a) -+ F_i(a) >= s,
+//                                     contacts' N_j(a) >= s and >= 0,
+// a linear program once a joint's |N| is bounded below by u . N, u the
+// direction of N at the current split (exact there, and exact along a mode
+// that keeps N's direction, as for a ladder whose joints press one way);
+// solved again from its optimum until the least margin stops growing (at
+// most three times). The holds then give way only where no split holds
+// them all, and the least margin crosses zero for all of them at once (both
+// ends of the ladder start to slip together; the box slips at mu_s m g).
+// Modes with a model driver's row (its load stays the one solved), a
+// ball's or another stick/slip element's hold, or a slipping element's
+// normal force (its friction would change the motion) are left as solved,
+// as are modes that no longer hold at this configuration (the check of
+// press_dependent_contacts).
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
@@ -36,39 +43,52 @@ namespace ictus {
 
 namespace {
 
-// One term of the least margin along a mode: a stuck element's
-// mu_s |N| - |F| (N a joint's transverse reaction, or a contact's signed
-// normal force), or a contact's normal force alone (it may not pull).
-struct MarginTerm {
-  Vec3 normal = Vec3::Zero(), normal_rate = Vec3::Zero();  // N(a) = normal + a normal_rate
-  double force = 0.0, force_rate = 0.0;                    // F(a) = force + a force_rate
-  double lever = 0.0;                                      // mu_s (times the pin radius)
-  bool contact = false;           // N is normal.x(), pressing while positive
-  bool unilateral = false;        // the term is N itself (a contact without friction here)
-  const void* element = nullptr;  // the stuck element (System::Impl::FrictionJoint)
+// Bounds of one program: modes and terms that share elements.
+constexpr int kMaxModes = 16;
+constexpr int kMaxTerms = 48;
+constexpr int kMaxRounds = 3;
 
-  double at(double a) const {
-    const Vec3 n = normal + a * normal_rate;
-    if (unilateral) return n.x();
-    const double pressing = contact ? std::max(n.x(), 0.0) : n.norm();
-    return lever * pressing - std::abs(force + a * force_rate);
+int root_of(std::vector<int>& parent, int k) {
+  while (parent[static_cast<std::size_t>(k)] != k) {
+    const auto i = static_cast<std::size_t>(k);
+    parent[i] = parent[static_cast<std::size_t>(parent[i])];
+    k = parent[i];
   }
-};
-
-constexpr std::size_t kMaxTerms = 16;
+  return k;
+}
 
 }  // namespace
 
 void System::Impl::spread_dependent_holds() {
   DependentHolds& dh = dependent_holds;
-  const std::size_t m = rows.size();
-  if (dh.carries.size() != m) {  // sized with the structure, not in the step loop
+  const std::size_t m = rows.size(), modes = self_stress.size();
+  const std::size_t elements = friction_joints.size(), T = elements + contact_sides.size();
+  if (dh.structure_version != structure_version || dh.row_count != m ||
+      dh.mode_count != modes) {  // sized with the structure, not in the step loop
+    dh.structure_version = structure_version;
+    dh.row_count = m;
+    dh.mode_count = modes;
     dh.carries.assign(m, 0);
     dh.direction = VecX::Zero(static_cast<Eigen::Index>(m));
     dh.residual = VecX::Zero(6 * n);
+    dh.usable.assign(modes, 0);
+    dh.group.assign(modes, 0);
+    dh.force_rate.assign(T * modes, 0.0);
+    dh.normal_rate.assign(T * modes, Vec3::Zero());
+    dh.force.assign(T, 0.0);
+    dh.normal.assign(T, Vec3::Zero());
+    dh.members.reserve(modes);
+    dh.terms.reserve(T);
+    const int most_modes = std::min(static_cast<int>(modes), kMaxModes);
+    const int most_terms = std::min(static_cast<int>(T), kMaxTerms);
+    dh.amplitude = VecX::Zero(most_modes);
+    dh.best = VecX::Zero(most_modes);
+    dh.unknowns = VecX::Zero(most_modes + most_terms);
+    if (modes > 0 && elements > 0)  // the second phase's program is the larger
+      dh.program.reserve(most_modes + most_terms, 3 * most_terms + most_modes);
   }
   std::fill(dh.carries.begin(), dh.carries.end(), char{0});
-  if (self_stress.empty()) return;
+  if (modes == 0) return;
   // Where the solved split holds every stuck element within its cone, that
   // split stands: the margins are the switching functions, and they cross
   // zero only where the search below finds no split along a mode that
@@ -104,40 +124,38 @@ void System::Impl::spread_dependent_holds() {
       if (contact_row(static_cast<int>(k)) == row) return static_cast<int>(k);
     return -1;
   };
-  std::array<MarginTerm, kMaxTerms> terms;
-  for (const auto& mode : self_stress) {
+  auto stuck = [this](const FrictionJoint& fj) {
+    return !fj.ball && force_enabled[static_cast<std::size_t>(fj.force)] != 0 &&
+           friction_element(fj).mode() == kStick;
+  };
+  auto rate_of = [&](std::size_t term, std::size_t mode) -> std::pair<double&, Vec3&> {
+    return {dh.force_rate[term + T * mode], dh.normal_rate[term + T * mode]};
+  };
+
+  // 1. the usable modes and the rates of the terms along them
+  for (std::size_t k = 0; k < modes; ++k) {
+    const auto& mode = self_stress[k];
+    dh.usable[k] = 0;
+    dh.group[k] = static_cast<int>(k);
     if (stuck_at(mode.front().first) == nullptr) continue;  // the dropped row a stuck hold
+    for (std::size_t ti = 0; ti < T; ++ti) {
+      auto [f, nr] = rate_of(ti, k);
+      f = 0.0;
+      nr.setZero();
+    }
     // the mode's rows: stuck holds, contact normals and joints' rows only
-    std::size_t count = 0, holds = 0;
     bool usable = mode.size() <= 64;
+    int holds = 0;
     for (const auto& [row, coefficient] : mode) {
       if (!usable) break;
       const Instance& inst =
           instances[static_cast<std::size_t>(row_info[static_cast<std::size_t>(row)].instance)];
       if (const FrictionJoint* fj = stuck_at(row); fj != nullptr) {
-        if (count == kMaxTerms) {
-          usable = false;
-          break;
-        }
-        MarginTerm& term = terms[count++];
-        term = MarginTerm{};
-        term.force = multiplier(row);  // a dropped hold's is zero
-        term.force_rate = coefficient;
-        term.element = fj;
-        term.lever = friction_element(*fj).static_lever();
-        term.contact = fj->contact_side >= 0;
+        rate_of(static_cast<std::size_t>(fj - friction_joints.data()), k).first = coefficient;
         ++holds;
       } else if (const int side = contact_side_of(row); side >= 0) {
-        if (count == kMaxTerms) {
-          usable = false;
-          break;
-        }
-        const double sign = contact_sides[static_cast<std::size_t>(side)].sign;
-        MarginTerm& term = terms[count++];
-        term = MarginTerm{};
-        term.unilateral = true;
-        term.normal.x() = sign * multiplier(row);
-        term.normal_rate.x() = sign * coefficient;
+        rate_of(elements + static_cast<std::size_t>(side), k).second.x() =
+            contact_sides[static_cast<std::size_t>(side)].sign * coefficient;
       } else if (inst.driver >= 0) {
         usable = false;  // a model driver's load, or another element's hold
       }
@@ -152,94 +170,233 @@ void System::Impl::spread_dependent_holds() {
       size += std::abs(coefficient) * (r.J_base.norm() + r.J_follower.norm());
     }
     if (dh.residual.norm() > 1e-8 * size) continue;
+    // the normal forces of the friction elements along the mode; a
+    // slipping element's (or a ball's) may not change
     for (const auto& [row, coefficient] : mode) dh.direction(row) = coefficient;
-    // the normal forces of the stuck elements along the mode, those whose
-    // hold is not in it too (a pin whose joint rows are); a slipping
-    // element's may not change
-    bool moved = false;
-    for (const FrictionJoint& fj : friction_joints) {
+    for (std::size_t e = 0; e < elements && usable; ++e) {
+      const FrictionJoint& fj = friction_joints[e];
       if (force_enabled[static_cast<std::size_t>(fj.force)] == 0) continue;
       const Vec3 rate = friction_normal(fj, dh.direction);
-      const bool changes = rate.norm() > 1e-12 * size;
-      if (friction_element(fj).mode() != kStick || fj.ball) {
-        moved = moved || changes;
-        continue;
-      }
-      bool listed = false;
-      for (std::size_t i = 0; i < count; ++i)
-        if (terms[i].element == &fj) {
-          terms[i].normal = friction_normal(fj, multipliers);
-          terms[i].normal_rate = rate;
-          listed = true;
-        }
-      if (listed || !changes) continue;
-      if (count == kMaxTerms) {
-        moved = true;
-        break;
-      }
-      MarginTerm& term = terms[count++];
-      term = MarginTerm{};
-      const int hold = hold_row(fj.stick_slip);
-      term.force = hold < 0 ? 0.0 : multiplier(hold);
-      term.lever = friction_element(fj).static_lever();
-      term.contact = fj.contact_side >= 0;
-      term.element = &fj;
-      term.normal = friction_normal(fj, multipliers);
-      term.normal_rate = rate;
+      if (!(rate.norm() > 1e-12 * size)) continue;
+      if (!stuck(fj)) usable = false;
+      rate_of(e, k).second = rate;
     }
     for (const auto& [row, coefficient] : mode) dh.direction(row) = 0.0;
-    if (moved) continue;
+    dh.usable[k] = usable ? 1 : 0;
+  }
 
-    // the least margin along the line, largest where
-    auto least = [&](double a) {
+  // 2. modes that share a term are searched together
+  for (std::size_t ti = 0; ti < T; ++ti) {
+    int first = -1;
+    for (std::size_t k = 0; k < modes; ++k) {
+      if (dh.usable[k] == 0) continue;
+      auto [f, nr] = rate_of(ti, k);
+      if (f == 0.0 && nr.isZero(0.0)) continue;
+      if (first < 0)
+        first = static_cast<int>(k);
+      else
+        dh.group[static_cast<std::size_t>(root_of(dh.group, static_cast<int>(k)))] =
+            root_of(dh.group, first);
+    }
+  }
+
+  // 3. each group's program
+  internal::LinearProgram& lp = dh.program;
+  for (std::size_t root = 0; root < modes; ++root) {
+    if (dh.usable[root] == 0 || root_of(dh.group, static_cast<int>(root)) != static_cast<int>(root))
+      continue;
+    dh.members.clear();
+    for (std::size_t k = 0; k < modes; ++k)
+      if (dh.usable[k] != 0 && root_of(dh.group, static_cast<int>(k)) == static_cast<int>(root))
+        dh.members.push_back(static_cast<int>(k));
+    dh.terms.clear();
+    for (std::size_t ti = 0; ti < T; ++ti)
+      for (const int k : dh.members) {
+        auto [f, nr] = rate_of(ti, static_cast<std::size_t>(k));
+        if (f == 0.0 && nr.isZero(0.0)) continue;
+        dh.terms.push_back(static_cast<int>(ti));
+        break;
+      }
+    const int p = static_cast<int>(dh.members.size());
+    if (p > kMaxModes || static_cast<int>(dh.terms.size()) > kMaxTerms) continue;
+    // a joint's |N| is bounded below by a line: its program is solved again
+    const bool linearised = std::any_of(dh.terms.begin(), dh.terms.end(), [&](int ti) {
+      const auto e = static_cast<std::size_t>(ti);
+      return e < elements && friction_joints[e].contact_side < 0;
+    });
+    const int element_terms =
+        static_cast<int>(std::count_if(dh.terms.begin(), dh.terms.end(), [&](int ti) {
+          return static_cast<std::size_t>(ti) < elements;
+        }));
+    // the least margin over the group's terms at amplitudes a (dh.amplitude)
+    auto term_margin = [&](int term, bool displaced) {
+      const auto ti = static_cast<std::size_t>(term);
+      double F = dh.force[ti];
+      Vec3 N = dh.normal[ti];
+      if (displaced)
+        for (int i = 0; i < p; ++i) {
+          auto [f, nr] =
+              rate_of(ti, static_cast<std::size_t>(dh.members[static_cast<std::size_t>(i)]));
+          F += dh.amplitude(i) * f;
+          N += dh.amplitude(i) * nr;
+        }
+      if (ti >= elements) return N.x();  // a contact's normal force: it may not pull
+      const FrictionJoint& fj = friction_joints[ti];
+      const double pressing = fj.contact_side >= 0 ? std::max(N.x(), 0.0) : N.norm();
+      return friction_element(fj).static_lever() * pressing - std::abs(F);
+    };
+    auto least = [&](bool displaced) {
       double h = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < count; ++i) h = std::min(h, terms[i].at(a));
+      for (const int ti : dh.terms) h = std::min(h, term_margin(ti, displaced));
       return h;
     };
-    double reach = 0.0, steepest = 0.0;
-    for (std::size_t i = 0; i < count; ++i) {
-      reach += std::abs(terms[i].force) + std::max(terms[i].lever, 1.0) * terms[i].normal.norm();
-      steepest = std::max(steepest, std::abs(terms[i].force_rate));
-    }
-    if (!(reach > 0.0) || !(steepest > 0.0)) continue;
-    const double span = 4.0 * reach / steepest;
-    constexpr int kSamples = 64;
-    double best = 0.0, best_value = least(0.0);
-    const double at_zero = best_value;
-    for (int k = 0; k <= kSamples; ++k) {
-      const double a = -span + 2.0 * span * k / kSamples;
-      if (const double v = least(a); v > best_value) {
-        best = a;
-        best_value = v;
+    bool spread = false;
+    for (int round = 0; round < kMaxRounds; ++round) {
+      // the terms at the current multipliers
+      double reach = 0.0;
+      for (const int term : dh.terms) {
+        const auto ti = static_cast<std::size_t>(term);
+        if (ti < elements) {
+          const FrictionJoint& fj = friction_joints[ti];
+          const int hold = hold_row(fj.stick_slip);
+          dh.force[ti] = hold < 0 ? 0.0 : multiplier(hold);
+          dh.normal[ti] = friction_normal(fj, multipliers);
+          reach += std::abs(dh.force[ti]) +
+                   std::max(friction_element(fj).static_lever(), 1.0) * dh.normal[ti].norm();
+        } else {
+          const auto side = ti - elements;
+          const int row = contact_row(static_cast<int>(side));
+          dh.force[ti] = 0.0;
+          dh.normal[ti] = Vec3(row < 0 ? 0.0 : contact_sides[side].sign * multiplier(row), 0, 0);
+          reach += std::abs(dh.normal[ti].x());
+        }
       }
-    }
-    // golden section about the best sample
-    const double step = 2.0 * span / kSamples;
-    double lo = best - step, hi = best + step;
-    const double ratio = 0.5 * (std::sqrt(5.0) - 1.0);
-    double x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
-    double f1 = least(x1), f2 = least(x2);
-    for (int k = 0; k < 80; ++k) {
-      if (f1 < f2) {
-        lo = x1;
-        x1 = x2;
-        f1 = f2;
-        x2 = lo + ratio * (hi - lo);
-        f2 = least(x2);
-      } else {
-        hi = x2;
-        x2 = x1;
-        f2 = f1;
-        x1 = hi - ratio * (hi - lo);
-        f1 = least(x1);
+      const double at_zero = least(false);
+      // held by the solved split (in a later round: as good as it gets)
+      if (round == 0 && at_zero >= 0.0) break;
+      if (!(reach > 0.0)) break;
+      // unknowns x = a + R (each amplitude within +-R_i, R_i = 4 reach over
+      // the mode's steepest force rate) and each margin unknown less s_low >= 0
+      const double s_low = at_zero - std::max(std::abs(at_zero), 1e-12 * reach);
+      for (int i = 0; i < p; ++i) {
+        double steepest = 0.0;
+        for (const int ti : dh.terms)
+          steepest = std::max(
+              steepest,
+              std::abs(rate_of(static_cast<std::size_t>(ti),
+                               static_cast<std::size_t>(dh.members[static_cast<std::size_t>(i)]))
+                           .first));
+        dh.amplitude(i) = steepest > 0.0 ? 4.0 * reach / steepest : reach;  // R_i
       }
+      // The program in two phases: the largest least margin s* first (one
+      // margin unknown s for every term), then, with every margin at least
+      // s*, the largest sum of the elements' margins (one unknown each): of
+      // the splits with the least margin s* the one furthest within the
+      // cones, so that only the elements that must give way reach zero with
+      // s* (a box pushed along x: its x tangents, not the y ones).
+      MatX& A = lp.A();
+      VecX& b = lp.b();
+      VecX& c = lp.c();
+      auto mode_of = [&](int i) {
+        return static_cast<std::size_t>(dh.members[static_cast<std::size_t>(i)]);
+      };
+      auto program = [&](bool second, double s_star) {
+        const int variables = p + (second ? element_terms : 1);
+        int rowcount = 0;
+        // g0 + sum_i a_i amplitude_i - (the unknown `margin`, or none) >= 0
+        // as a row of A x <= b
+        auto add_row = [&](double g0, auto&& slope, int margin) {
+          A.row(rowcount).head(variables).setZero();
+          double shifted = g0;
+          for (int i = 0; i < p; ++i) {
+            const double a = slope(i);
+            A(rowcount, i) = -a;
+            shifted -= a * dh.amplitude(i);
+          }
+          if (margin >= 0) {
+            A(rowcount, margin) = 1.0;
+            shifted -= s_low;
+          }
+          b(rowcount) = shifted;
+          ++rowcount;
+        };
+        const double floor = s_star - 1e-12 * reach;  // the second phase's least margin
+        int element = 0;
+        for (const int term : dh.terms) {
+          const auto ti = static_cast<std::size_t>(term);
+          if (ti >= elements) {
+            const double N0 = dh.normal[ti].x();
+            auto slope = [&](int i) { return rate_of(ti, mode_of(i)).second.x(); };
+            if (second)
+              add_row(N0 - floor, slope, -1);  // N >= s*
+            else
+              add_row(N0, slope, p);  // N >= s
+            add_row(N0, slope, -1);   // N >= 0
+            continue;
+          }
+          const FrictionJoint& fj = friction_joints[ti];
+          const double lever = friction_element(fj).static_lever();
+          // |N| >= u . N, u along N at the current split (a contact's N is signed)
+          Vec3 u = Vec3::UnitX();
+          if (fj.contact_side < 0) {
+            const double size = dh.normal[ti].norm();
+            u = size > 0.0 ? Vec3(dh.normal[ti] / size) : Vec3::Zero();
+          }
+          const int margin = second ? p + element : p;
+          for (const double side : {1.0, -1.0}) {
+            add_row(
+                lever * u.dot(dh.normal[ti]) + side * dh.force[ti],
+                [&](int i) {
+                  auto [f, nr] = rate_of(ti, mode_of(i));
+                  return lever * u.dot(nr) + side * f;
+                },
+                margin);
+          }
+          if (second) {  // this margin >= s*
+            A.row(rowcount).head(variables).setZero();
+            A(rowcount, margin) = -1.0;
+            b(rowcount) = s_low - floor;
+            ++rowcount;
+          }
+          ++element;
+        }
+        for (int i = 0; i < p; ++i) {  // amplitude_i <= R_i
+          A.row(rowcount).head(variables).setZero();
+          A(rowcount, i) = 1.0;
+          b(rowcount) = 2.0 * dh.amplitude(i);
+          ++rowcount;
+        }
+        c.head(variables).setZero();
+        c.segment(p, variables - p).setOnes();
+        return lp.solve(variables, rowcount, dh.unknowns);
+      };
+      if (!program(false, 0.0)) break;
+      const double s_star = dh.unknowns(p) + s_low;
+      dh.best.head(p) = dh.unknowns.head(p);
+      if (program(true, s_star)) dh.best.head(p) = dh.unknowns.head(p);
+      for (int i = 0; i < p; ++i) dh.amplitude(i) = dh.best(i) - dh.amplitude(i);
+      // applied where the exact least margin grows and no contact pulls
+      bool pulls = false;
+      for (const int ti : dh.terms)
+        if (static_cast<std::size_t>(ti) >= elements)
+          pulls = pulls || term_margin(ti, true) < -1e-12 * reach;
+      const double gained = least(true) - at_zero;
+      if (pulls || !(gained > 1e-14 * reach)) break;
+      if (!spread) {  // the group's dropped holds carry their shares from now on
+        for (const int k : dh.members) {
+          const int front = self_stress[static_cast<std::size_t>(k)].front().first;
+          if (!row_carries(front)) multipliers(front) = 0.0;
+          dh.carries[static_cast<std::size_t>(front)] = 1;
+        }
+      }
+      for (int i = 0; i < p; ++i)
+        for (const auto& [row, coefficient] :
+             self_stress[static_cast<std::size_t>(dh.members[static_cast<std::size_t>(i)])])
+          multipliers(row) += dh.amplitude(i) * coefficient;
+      spread = true;
+      // a contact's N is linear in the amplitudes: one program is exact
+      if (!linearised || gained <= 1e-9 * reach) break;
     }
-    const double refined = 0.5 * (lo + hi);
-    if (least(refined) > best_value) best = refined;
-    if (!(least(best) > at_zero)) continue;
-    for (const auto& [row, coefficient] : mode)
-      multipliers(row) = multiplier(row) + best * coefficient;
-    dh.carries[static_cast<std::size_t>(mode.front().first)] = 1;
   }
 }
 

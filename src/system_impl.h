@@ -21,6 +21,7 @@
 #include "compiled_expression.h"
 #include "constraint_jacobian.h"
 #include "constraint_rank.h"
+#include "contact/linear_program.h"
 #include "coupled_slip.h"
 #include "ictus/compiled_model.h"
 #include "ictus/error.h"
@@ -553,9 +554,25 @@ struct System::Impl {
   /// Stuck holds dependent among themselves (spread_dependent_holds):
   /// workspace sized with the structure, no allocation in the step loop.
   struct DependentHolds {
-    std::vector<char> carries;  // per row of D: a dropped hold given a share
-    VecX direction;             // one self-stress mode, dense (rows of D)
-    VecX residual;              // D^T of it per body (6 n)
+    int structure_version = -1;
+    std::size_t row_count = 0, mode_count = 0;  // rows.size() and self_stress.size() then
+    std::vector<char> carries;                  // per row of D: a dropped hold given a share
+    VecX direction;                             // one self-stress mode, dense (rows of D)
+    VecX residual;                              // D^T of it per body (6 n)
+    // per self-stress mode: usable, and its group (union-find parent)
+    std::vector<char> usable;
+    std::vector<int> group;
+    // terms: the friction elements, then the contact sides' normal forces;
+    // their rates along each mode (column-major, term + terms * mode)
+    std::vector<double> force_rate;
+    std::vector<Vec3> normal_rate;
+    std::vector<double> force;  // per term at the current multipliers
+    std::vector<Vec3> normal;   // per term at the current multipliers
+    std::vector<int> members;   // one group's modes
+    std::vector<int> terms;     // one group's terms
+    VecX amplitude, best;       // per mode of a group
+    VecX unknowns;              // the program's
+    internal::LinearProgram program;
   } dependent_holds;
   /// A row whose multiplier acts: independent, or dependent with a share
   /// (press_dependent_contacts, spread_dependent_holds).

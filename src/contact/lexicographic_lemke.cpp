@@ -6,25 +6,35 @@
 
 namespace ictus::internal {
 
-LcpSolution lexicographic_lemke(const MatX& M, const VecX& q) {
+void LexicographicLemke::reserve(Eigen::Index n) {
+  if (n <= z_.size()) return;
+  tableau_ = MatX::Zero(n, 2 * n + 2);
+  basis_.resize(static_cast<std::size_t>(n));
+  z_ = VecX::Zero(n);
+  w_ = VecX::Zero(n);
+}
+
+bool LexicographicLemke::solve(const Eigen::Ref<const MatX>& M, const Eigen::Ref<const VecX>& q) {
   const Eigen::Index n = q.size();
-  LcpSolution out;
-  out.z = VecX::Zero(n);
-  out.w = q;
-  if (n == 0 || q.minCoeff() >= 0.0) {
-    out.solved = true;
-    return out;
-  }
+  reserve(n);
+  n_ = n;
+  error_ = 0.0;
+  auto z = z_.head(n);
+  auto w = w_.head(n);
+  z.setZero();
+  w = q;
+  if (n == 0 || q.minCoeff() >= 0.0) return true;
   // The tableau [B^-1 | B^-1 column of z0 ... ]: columns 0..n-1 are w (B^-1
   // starts as the identity), n..2n-1 are z, 2n is z0, 2n+1 the basic values.
   // Variable v's complement: w_i <-> z_i.
   const Eigen::Index z0 = 2 * n, rhs = 2 * n + 1;
-  MatX tableau = MatX::Zero(n, 2 * n + 2);
+  auto tableau = tableau_.topLeftCorner(n, 2 * n + 2);
+  tableau.setZero();
   tableau.leftCols(n).setIdentity();
   tableau.middleCols(n, n) = -M;
   tableau.col(z0).setConstant(-1.0);
   tableau.col(rhs) = q;
-  std::vector<Eigen::Index> basis(static_cast<std::size_t>(n));
+  std::vector<Eigen::Index>& basis = basis_;
   const double scale = q.cwiseAbs().maxCoeff();  // > 0: some q_i < 0
   const double zero = 1e-12 * scale;
   // the size of the unknowns, for the tie of z0's ratio and the error
@@ -79,23 +89,33 @@ LcpSolution lexicographic_lemke(const MatX& M, const VecX& q) {
       if (basis[static_cast<std::size_t>(i)] == z0) z0_row = i;
       if (best < 0 || less(i, best)) best = i;
     }
-    if (best < 0) return out;  // a ray: no solution found
+    if (best < 0) return false;  // a ray: no solution found
     if (z0_row >= 0 && ratio(z0_row) <= ratio(best) + 1e-12 * z_scale) best = z0_row;
     leaving = pivot(best, entering);
     if (leaving != z0) continue;
     for (Eigen::Index i = 0; i < n; ++i) {
       const Eigen::Index v = basis[static_cast<std::size_t>(i)];
-      if (v >= n && v < 2 * n) out.z(v - n) = std::max(tableau(i, rhs), 0.0);
+      if (v >= n && v < 2 * n) z(v - n) = std::max(tableau(i, rhs), 0.0);
     }
-    out.w = M * out.z + q;
+    w.noalias() = M * z;
+    w += q;
     // complementarity: w >= 0, and min(w_i, |M| z_i) = 0, relative to |q|
     double worst = 0.0;
     for (Eigen::Index i = 0; i < n; ++i)
-      worst = std::max({worst, -out.w(i), std::min(out.w(i), m_scale * out.z(i))});
-    out.error = worst / scale;
-    out.solved = out.z.allFinite() && out.error <= 1e-9;
-    return out;
+      worst = std::max({worst, -w(i), std::min(w(i), m_scale * z(i))});
+    error_ = worst / scale;
+    return z.allFinite() && error_ <= 1e-9;
   }
+  return false;
+}
+
+LcpSolution lexicographic_lemke(const MatX& M, const VecX& q) {
+  LexicographicLemke lemke;
+  LcpSolution out;
+  out.solved = lemke.solve(M, q);
+  out.z = lemke.z();
+  out.w = lemke.w();
+  out.error = lemke.error();
   return out;
 }
 

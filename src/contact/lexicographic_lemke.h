@@ -16,10 +16,34 @@
 // Moreau-Jean step (it allocates).
 #pragma once
 
+#include <vector>
+
 #include "ictus/math.h"
 #include "lcp.h"
 
 namespace ictus::internal {
+
+/// The pivoting on a workspace: allocates only when a problem is larger
+/// than any before (reserve), so that a caller in the step loop does not.
+class LexicographicLemke {
+ public:
+  void reserve(Eigen::Index n);
+  /// Solves (M, q): false when the pivoting ends on a ray or runs past
+  /// 50 n pivots, or the result misses complementarity by more than 1e-9
+  /// relative to |q|.
+  bool solve(const Eigen::Ref<const MatX>& M, const Eigen::Ref<const VecX>& q);
+  /// The last solve's z and w = M z + q, and its complementarity error.
+  auto z() const { return z_.head(n_); }
+  auto w() const { return w_.head(n_); }
+  double error() const { return error_; }
+
+ private:
+  MatX tableau_;
+  std::vector<Eigen::Index> basis_;
+  VecX z_, w_;
+  Eigen::Index n_ = 0;
+  double error_ = 0.0;
+};
 
 /// Solves (M, q); `solved` false when the pivoting ends on a ray or runs
 /// past 50 n pivots, or the result misses complementarity by more than 1e-9

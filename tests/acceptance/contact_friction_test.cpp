@@ -796,6 +796,87 @@ TEST(ContactFriction, ThreeBoxesSlidingFlatOnOneRoughFloorEachFollowTheirClosedF
                                     {false, true, false, true}, "box_c", "floor_c");
 }
 
+// The flat box of kFlatBox at rest, pushed at its centre of mass along x
+// or y by P = b t, with mu_s = 0.5 and mu = 0.3: the four corners share
+// the load in many ways (their eight stuck tangents on three in-plane
+// degrees of freedom, five self-stress modes tying them in pairs), and the
+// box holds while some split keeps every corner within its cone, that is
+// until P = mu_s m g (each corner then at mu_s N_i, whatever the normal
+// forces, which the push moves to the corners ahead: share +- P h / (4 a)).
+// All four tangents along the push then slip at once, and the box slides
+// with m x'' = P - mu m g. Before, the modes were searched one at a time
+// and the box slipped at about 17.5 N of its 19.62 N.
+TEST(ContactFriction, APushedBoxFlatOnFourRoughCornersSlipsAtMuSTimesItsWeight) {
+  const double m = 4.0, b = 10.0, mu = 0.3, mu_s = 0.5, h = 0.1;
+  const double t_s = mu_s * m * kG / b;
+  for (const bool along_x : {true, false}) {
+    std::string yaml = kFlatBox;
+    const std::size_t at = yaml.find("events:");  // without the kick
+    yaml = yaml.substr(0, at) +
+           fmt::format(
+               "forces:\n  push: {{type: force, on: box, direction: [{}, {}, 0], value: "
+               "{}*t}}\n",
+               along_x ? 1 : 0, along_x ? 0 : 1, b) +
+           yaml.substr(yaml.find("gravity:"));
+    const std::string rough = "friction: mu}";
+    yaml.replace(yaml.find(rough), rough.size(),
+                 fmt::format("friction: {{mu: {}, mu_static: {}}}}}", mu, mu_s));
+    Model model = parse_model(yaml, "pushed box", {{"vx", "0"}});
+    model.settings().until = 2.5;
+    const std::string axis = along_x ? "x" : "y";
+    std::vector<std::string> channels = {"box." + axis, "energy.balance"};
+    for (int c = 0; c < 4; ++c)
+      for (const std::string channel : {"normal", "friction_x", "friction_y"})
+        channels.push_back(fmt::format("floor.p{}.{}", c, channel));
+    const test::RecordedRun r = test::run_and_record(model, channels);
+    ASSERT_DOUBLE_EQ(r.t.back(), 2.5) << axis;
+    // the corners ahead: +x (p1, p3) or +y (p2, p3); their lever a
+    const std::array<bool, 4> ahead = along_x ? std::array<bool, 4>{false, true, false, true}
+                                              : std::array<bool, 4>{false, false, true, true};
+    const double a = along_x ? 0.2 : 0.15;
+    int slips = 0;  // from stuck (a slip may be logged again, +1 -> +1)
+    for (const EventRecord& e : r.events) {
+      if (e.kind == "stick" && e.t > 0.0) ADD_FAILURE() << e.name << " " << e.detail;
+      if (e.kind != "slip") continue;
+      if (e.detail.find("mode +0 ->") != std::string::npos) ++slips;
+      EXPECT_EQ(e.name.substr(e.name.size() - 1), axis) << e.name;
+      EXPECT_NEAR(e.t, t_s, 1e-7) << e.name;
+      EXPECT_NE(e.detail.find("-> +1"), std::string::npos) << e.detail;
+    }
+    EXPECT_EQ(slips, 4) << axis;
+    for (std::size_t k = 0; k < r.t.size(); ++k) {
+      const double t = r.t[k];
+      if (t == 0.0 || std::abs(t - t_s) < 1e-6) continue;  // closing, and the slip's instant
+      double sum = 0.0;
+      for (int c = 0; c < 4; ++c) {
+        const double N = r[fmt::format("floor.p{}.normal", c)][k];
+        const double F = r[fmt::format("floor.p{}.friction_{}", c, axis)][k];
+        const double shift = (t < t_s ? b * t : mu * m * kG) * h / (4.0 * a);
+        EXPECT_NEAR(N, m * kG / 4.0 + (ahead[static_cast<std::size_t>(c)] ? shift : -shift), 1e-9)
+            << axis << " corner " << c << " at " << t;
+        if (t < t_s) {
+          EXPECT_LE(std::abs(F), mu_s * N * (1 + 1e-9)) << axis << " corner " << c << " at " << t;
+        } else {
+          EXPECT_NEAR(F, -mu * N, 1e-9) << axis << " corner " << c << " at " << t;
+        }
+        sum += F;
+      }
+      if (t < t_s) {
+        EXPECT_NEAR(r["box." + axis][k], 0.0, 1e-12) << t;
+        EXPECT_NEAR(sum, -b * t, 1e-9) << axis << " at " << t;
+      } else {
+        const double tau = t - t_s;
+        EXPECT_NEAR(r["box." + axis][k],
+                    b / (6.0 * m) * (t * t * t - t_s * t_s * t_s) -
+                        b / (2.0 * m) * t_s * t_s * tau - 0.5 * mu * kG * tau * tau,
+                    1e-9)
+            << axis << " at " << t;
+      }
+    }
+    EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << axis;
+  }
+}
+
 }  // namespace
 }  // namespace ictus
 
