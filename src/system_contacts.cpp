@@ -525,10 +525,14 @@ System::ContactImpact System::contact_impact(double t, VecX& y, std::span<const 
   for (const auto& [fj, axis] : with_joints.ball_axes) s.set_ball_slip_axis(*fj, axis);
   // a stuck tangent that the impulses set slipping lets go (the decision
   // after the impact, ElementSwitching::wake, gives it its direction); one
-  // left at rest, within the solve's round-off of the impact's speeds,
-  // stays stuck
+  // left at rest, within the solve's round-off of the impact's speeds or
+  // below the integrator's absolute tolerance, stays stuck (a zero impulse
+  // on a box resting on four rough corners left rates of 1e-14 m/s, all
+  // eight tangents slipped the way of that round-off, and the push then
+  // drove the box against its friction forces)
   const double rest =
-      1e-9 * std::max(u1.lpNorm<Eigen::Infinity>(), sol.x.lpNorm<Eigen::Infinity>());
+      std::max(1e-9 * std::max(u1.lpNorm<Eigen::Infinity>(), sol.x.lpNorm<Eigen::Infinity>()),
+               s.model.settings().integrator.atol);
   for (std::size_t i = 0; i < released_elements.size(); ++i)
     if (std::abs(T.row(released_tangent[i]).dot(sol.x)) > rest)
       set_stick_slip_mode(released_elements[i], kSlipPositive);
