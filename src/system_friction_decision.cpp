@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "contact/lcp.h"
+#include "contact/linear_program.h"
 #include "ictus/forces/reaction_friction.h"
 #include "root_finding.h"
 #include "spatial_slip.h"
@@ -137,8 +138,9 @@ bool coupled_friction_lcp(const MatX& C, const MatX& T, const VecX& a0, const Ve
   M.topRightCorner(k, k) = identity;
   M.bottomLeftCorner(k, k) = identity - 2.0 * P;
   VecX q(2 * k);
-  q.head(k) = a0 - C * (P * Dy0);
-  q.tail(k) = 2.0 * (P * Dy0);
+  const VecX PDy0 = P * Dy0;
+  q.head(k) = a0 - C * PDy0;
+  q.tail(k) = 2.0 * PDy0;
   const internal::LcpSolution solution = internal::solve_lcp(M, q);
   if (!solution.solved) return false;
   F = P * (solution.z.head(k) - Dy0);
@@ -613,6 +615,84 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     }
     return ball_phi(i, solution);
   };
+  // The stuck forces of a singular combination where no point tried above
+  // holds them all: over its solutions F = F_p + K a (F_p the minimum-norm
+  // one, K the kernel of its rows with them scaled to 1, as
+  // singular_within_round_off), the a with the largest least margin
+  //   s = min over the stuck scalar elements of mu_s,i N_i -+ F_i,
+  // N_i = sigma_i y_i (y_i linear in F; a contact's y_i >= 0 too), a linear
+  // program (contact/linear_program.h) as for the split of the stuck holds
+  // the simulation then solves (System::Impl::spread_dependent_holds).
+  // Balls and elements off their lines are left to the points above.
+  // False where there is no solution, or the program none; `solution`
+  // holds the split found.
+  auto widest_stuck_split = [&]() {
+    VecX particular;
+    if (!solve_rows(A, b, particular)) return false;
+    MatX rows = A;
+    for (Eigen::Index r = 0; r < n; ++r)
+      if (const double scale = rows.row(r).cwiseAbs().maxCoeff(); scale > 0.0) rows.row(r) /= scale;
+    Eigen::FullPivLU<MatX> lu(n, n);
+    lu.setThreshold(1e-10);
+    lu.compute(rows);
+    MatX kernel = lu.kernel();
+    const auto d = static_cast<int>(kernel.cols());
+    if (lu.rank() == n || d == 0) return false;
+    for (int c = 0; c < d; ++c) kernel.col(c).normalize();
+    int stuck = 0, contacts = 0;
+    for (int i = 0; i < k; ++i) {
+      if (mode[static_cast<std::size_t>(i)] != kStick) continue;
+      if (ball(i) || spatial(i)) return false;
+      ++stuck;
+      if (at(i).contact_side >= 0) ++contacts;
+    }
+    // unknowns a + R (|a_c| <= R, R a bound on the forces) and s - s_low
+    const double reach = 10.0 * (force_scale + particular.norm()) + 1e-300;
+    const VecX y_p = y0 + T * particular;
+    double s_low = 0.0;
+    for (int i = 0; i < k; ++i) {
+      if (mode[static_cast<std::size_t>(i)] != kStick) continue;
+      const int o = off(i);
+      s_low = std::min(s_low, mu_static(i) * -std::abs(y_p(o)) - std::abs(particular(o)));
+    }
+    s_low -= reach;
+    internal::LinearProgram lp;
+    lp.reserve(d + 1, 2 * stuck + contacts + d);
+    MatX& P = lp.A();
+    VecX& h = lp.b();
+    int row = 0;
+    // g0 + g . a - margin s >= 0 as a row of P x <= h
+    auto add_row = [&](double g0, const Eigen::RowVectorXd& g, double margin) {
+      P.row(row).head(d) = -g;
+      P(row, d) = margin;
+      h(row) = g0 - reach * g.sum() - margin * s_low;
+      ++row;
+    };
+    for (int i = 0; i < k; ++i) {
+      if (mode[static_cast<std::size_t>(i)] != kStick) continue;
+      const int o = off(i);
+      const bool contact = at(i).contact_side >= 0;
+      const double side = contact || y_p(o) >= 0.0 ? 1.0 : -1.0;
+      const double N0 = side * y_p(o);
+      const Eigen::RowVectorXd N_rate = side * (T.row(o) * kernel);
+      for (const double sign : {1.0, -1.0})
+        add_row(mu_static(i) * N0 + sign * particular(o),
+                mu_static(i) * N_rate + sign * kernel.row(o), 1.0);
+      if (contact) add_row(N0, N_rate, 0.0);  // it may not pull
+    }
+    for (int c = 0; c < d; ++c) {  // a_c <= R
+      P.row(row).head(d + 1).setZero();
+      P(row, c) = 1.0;
+      h(row) = 2.0 * reach;
+      ++row;
+    }
+    lp.c().head(d + 1).setZero();
+    lp.c()(d) = 1.0;
+    VecX x(d + 1);
+    if (!lp.solve(d + 1, row, x)) return false;
+    solution = particular + kernel * (x.head(d).array() - reach).matrix();
+    return true;
+  };
   // the exact test of combination `mode` with the sides sigma: the number of
   // consistent solutions (0, 1, or 2 for several), the last in `solution`
   auto combination_holds = [&]() -> int {
@@ -700,7 +780,10 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
         if (solve_rows(rows, rhs, solution) && consistent(solution)) return 1;
       }
     }
-    return 0;
+    // several indeterminate directions at once (a box leaning against a
+    // rough wall on a rough floor, its eight stuck tangents): the split
+    // with the largest least margin over the solutions, a linear program
+    return widest_stuck_split() && consistent(solution) ? 1 : 0;
   };
 
   // Exact enumeration, level by level, the most stuck first: the first level

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <Eigen/Dense>
 #include <cmath>
 #include <fstream>
@@ -168,6 +170,94 @@ TEST(LadderFriction, APushedLadderStartsToSlipAtBothEndsTogetherAtTheClassicalLo
       }
     }
     EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << top_first;
+  }
+}
+
+// The ladder as a box (length L, width w, thickness w) leaning with its
+// lower edge on a rough floor and its upper edge against a rough wall, each
+// edge resting on two corners: four contacts (mu = mu_s = 0.3 at both), their
+// eight tangents stuck at rest on a body of six degrees of freedom, the
+// forces indeterminate along several directions at once. The corners touch
+// at A = (L sin th, 0) and B = (0, L cos th), the centre of mass lies w / 2
+// off AB away from the wall, and the statics of both ends slipping give the
+// limit
+//   tan th = (mu1 L + (1 + mu1 mu2) w / 2) / ((1 - mu1 mu2) L / 2)  (0.6035 rad).
+// Below it the ladder stands with some split of the forces within every
+// cone; beyond it the foot slides out and the top down from the start.
+// Before, the decision at zero rate searched the indeterminate forces at a
+// few points only, found no split, and stopped the run at t = 0 as
+// Painleve's paradox at 0.5 rad.
+constexpr const char* kBoxLadder = R"(ictus: 1
+name: box ladder on a rough floor against a rough wall
+parameters: {m: 10, L: 2, w: 0.05, mu: 0.3, th: 0.5, g: 9.81}
+bodies:
+  ladder:
+    mass: m
+    inertia: [m*L^2/12, m*L^2/12, m*L^2/12]
+    position: [w/2*cos(th) + L/2*sin(th), w/2*sin(th) + L/2*cos(th), 0]
+    orientation: {bryant: [0, 0, th]}
+shapes:
+  rod: {body: ladder, type: box, size: [w, L, w]}
+  floor_plane: {body: ground, type: plane, normal: [0, 1, 0]}
+  wall_plane: {body: ground, type: plane, normal: [1, 0, 0]}
+contacts:
+  c: {type: shapes, between: [ground, ladder], friction: mu}
+gravity: [0, -g, 0]
+simulate: {until: 0.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)";
+
+TEST(LadderFriction, ABoxLadderOnFourRoughCornersStandsUpToItsLimitAndSlidesBeyond) {
+  const double mu = 0.3, w = 0.05;
+  const double limit =
+      std::atan((mu * kLength + (1 + mu * mu) * w / 2) / ((1 - mu * mu) * kLength / 2));
+  // the corners on the floor (their x tangent along +x) and on the wall (along +y)
+  const std::array<const char*, 2> floor = {"c.p0", "c.p4"}, wall = {"c.p10", "c.p14"};
+  std::vector<std::string> channels = {"ladder.bryant_z", "energy.balance"};
+  for (const char* p : {"c.p0", "c.p4", "c.p10", "c.p14"})
+    for (const char* channel : {".normal", ".friction_x", ".friction_y", ".friction_mode_x"})
+      channels.push_back(std::string(p) + channel);
+  for (const double th : {0.5, limit - 0.005, limit + 0.005}) {
+    const test::RecordedRun r = test::run_and_record(
+        parse_model(kBoxLadder, "box ladder", {{"th", fmt::format("{}", th)}}), channels);
+    ASSERT_DOUBLE_EQ(r.t.back(), 0.1) << th;
+    EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << th;
+    for (std::size_t k = 1; k < r.t.size(); ++k) {
+      const std::string where = fmt::format("th {} at {}", th, r.t[k]);
+      double floor_normal = 0.0, floor_friction = 0.0, wall_normal = 0.0, wall_friction = 0.0;
+      for (const char* p : floor) {
+        floor_normal += r[std::string(p) + ".normal"][k];
+        floor_friction += r[std::string(p) + ".friction_x"][k];
+      }
+      for (const char* p : wall) {
+        wall_normal += r[std::string(p) + ".normal"][k];
+        wall_friction += r[std::string(p) + ".friction_x"][k];
+      }
+      if (th < limit) {
+        EXPECT_NEAR(r["ladder.bryant_z"][k], th, 1e-12) << where;
+        for (const char* p : {"c.p0", "c.p4", "c.p10", "c.p14"}) {
+          const std::string c = p;
+          ASSERT_EQ(r[c + ".friction_mode_x"][k], 0.0) << c << " " << where;
+          const double N = r[c + ".normal"][k];
+          EXPECT_GT(N, 0.0) << c << " " << where;
+          EXPECT_LE(std::hypot(r[c + ".friction_x"][k], r[c + ".friction_y"][k]),
+                    std::sqrt(2.0) * mu * N * (1 + 1e-9))
+              << c << " " << where;
+          EXPECT_LE(std::abs(r[c + ".friction_x"][k]), mu * N * (1 + 1e-9)) << c << " " << where;
+        }
+        // at rest: the forces balance the weight
+        EXPECT_NEAR(floor_friction + wall_normal, 0.0, 1e-9 * kMass * kG) << where;
+        EXPECT_NEAR(floor_normal + wall_friction, kMass * kG, 1e-9 * kMass * kG) << where;
+      } else {
+        // sliding from the start: the foot out, the top down, each at mu N
+        EXPECT_GT(r["ladder.bryant_z"][k], th) << where;
+        for (const char* p : floor)
+          EXPECT_EQ(r[std::string(p) + ".friction_mode_x"][k], 1.0) << p << " " << where;
+        for (const char* p : wall)
+          EXPECT_EQ(r[std::string(p) + ".friction_mode_x"][k], -1.0) << p << " " << where;
+        EXPECT_NEAR(floor_friction, -mu * floor_normal, 1e-9 * kMass * kG) << where;
+        EXPECT_NEAR(wall_friction, mu * wall_normal, 1e-9 * kMass * kG) << where;
+      }
+    }
   }
 }
 
