@@ -48,8 +48,9 @@
 // freedom) leave their forces statically indeterminate: the system is
 // singular, and the combination is consistent when some forces within the
 // cones satisfy it. It is searched at the minimum-norm point, at the least
-// norm of the forces relative to their limits, and where one stuck force is
-// at its limit.
+// norm of the forces relative to their limits, where one stuck force is at
+// its limit, and then by a linear program over all the solutions (the
+// largest least margin; widest_stuck_split below).
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
