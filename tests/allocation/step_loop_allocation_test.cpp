@@ -425,6 +425,31 @@ simulate: {until: 0.09, output_step: 0.001, rtol: 1e-10, atol: 1e-12}
   EXPECT_GT(steps, 2);
 }
 
+// The box at rest on those corners, pushed at its centre of mass by 10 t N
+// (mu_s = 0.5): from 1.6 s, where the solved split leaves corners beyond
+// their cones, the split of the stuck tangents is a linear program on every
+// solve (system_dependent_holds.cpp), in buffers sized with the structure,
+// until just before the box slips at 1.962 s.
+TEST(StepLoopAllocation, PushedBoxStuckOnFourRoughCornersNearItsLimit) {
+  Model model = parse_model(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  box: {mass: 4, inertia: [0.05, 0.06, 0.07], position: [0, 0, 0.1]}
+shapes:
+  body_box: {body: box, type: box, size: [0.4, 0.3, 0.2]}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ground, box], friction: {mu: 0.3, mu_static: 0.5}}
+forces:
+  push: {type: force, on: box, direction: [1, 0, 0], value: 10*t}
+simulate: {until: 1.95, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)",
+                            "pushed_box.yaml");
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps, 1.6), 0);
+  EXPECT_GT(steps, 2);
+}
+
 // Three such boxes on one floor, until just before the first stops: 24
 // slipping contact tangents solved together (the workspace of
 // src/coupled_slip.h, padded to 32, made when the model is built).
