@@ -20,6 +20,8 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   together_.reserve(count);
   together_modes_.assign(count, 0);
   together_before_.assign(count, 0);
+  let_go_.assign(count, 0);
+  together_must_slip_.assign(count, 0);
 }
 
 double ElementSwitching::value(int k, double t, const VecX& y) {
@@ -168,7 +170,24 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   if (together_.size() < 2) return 0;
   system_.evaluate(t, y, Stage::kKinematics);  // the decision solves the dynamics
   const std::span<int> modes(together_modes_.data(), together_.size());
-  system_.decide_friction_together(together_, modes);
+  // Those let go at this instant must slip: their holds were beyond their
+  // limits a moment later. At the limit itself every stuck combination
+  // holds to round-off, and taken again it gave way again: elements whose
+  // margins reach zero together (a box's four corners at mu_s m g, a
+  // ladder's two ends) were let go and stuck in turn until the rounds ran
+  // out, and left stuck beyond their cones. Where no one combination is
+  // consistent with that, they slip on as they were let go.
+  bool must = false;
+  for (std::size_t i = 0; i < together_.size(); ++i) {
+    const auto ki = static_cast<std::size_t>(together_[i]);
+    modes[i] = system_.stick_slip_element(together_[i]).mode();
+    together_must_slip_[i] = let_go_[ki];
+    must = must || let_go_[ki] != 0;
+  }
+  system_.decide_friction_together(
+      together_, modes,
+      must ? std::span<const char>(together_must_slip_.data(), together_.size())
+           : std::span<const char>());
   for (std::size_t i = 0; i < together_.size(); ++i)
     together_before_[i] = mode_before(together_[i], start);
   set_decided_modes(together_, modes, t, y);
@@ -253,6 +272,7 @@ int ElementSwitching::wake(double t, VecX& y) {
 int ElementSwitching::decide(double t, VecX& y, bool start) {
   int switches = 0;
   std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
+  std::fill(let_go_.begin(), let_go_.end(), char{0});
   for (int round = 0; round < 10; ++round) {
     std::fill(switched_.begin(), switched_.end(), char{0});
     switches += decide_together(t, y, start && round == 0);
@@ -284,6 +304,9 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
       const bool fires =
           ahead_negative_[ki] != 0 || (g_last_[ki] > 0.0 && crossed(k, value(k, t, y)));
       if (!fires) continue;
+      // let go at this instant: it starts to slip from zero rate, the way
+      // its hold force gave it (decided alone at the limit, it stuck again)
+      if (mode != kStick && let_go_[ki] != 0) continue;
       if (mode != kStick) {
         decide_at_zero_rate(k, t, y, false);
       } else {
@@ -291,6 +314,10 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
         // sticks at the boundary) the look-ahead tells the direction
         system_.evaluate(t, y, Stage::kDynamics);
         double lambda = system_.friction_force(k);
+        // at its limit now (not pushed beyond it by a change of this
+        // instant, which the decision together may undo): it must slip
+        const bool at_limit =
+            system_.stuck_margin(k) >= -1e-9 * (system_.stick_slip_limit(k) + std::abs(lambda));
         if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
         int slip = kStick;
         if (ahead_negative_[ki] != 0 && system_.stick_slip_locked(k)) {
@@ -305,6 +332,7 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
           slip = system_.slip_mode_from_hold(k, lambda);
         }
         system_.set_stick_slip_mode(k, slip);
+        let_go_[ki] = at_limit ? 1 : 0;
         system_.direct_slip_from_hold(k);  // a ball: along its acceleration
         system_.evaluate(t, y, Stage::kKinematics);
         log_switch(k, t, kStick, "slip");

@@ -95,6 +95,10 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   double noted_speed_ = 0.0;        // the largest |noted_rate_|
   bool run_start_ = true;           // decide(start) at t0, not woken
   std::vector<int> together_, together_modes_, together_before_;
+  // stuck until a round of this instant let it go at its limit (its hold
+  // force beyond it a moment later): decided together again, it slips
+  // (must_slip)
+  std::vector<char> let_go_, together_must_slip_;
 };
 
 }  // namespace ictus::internal

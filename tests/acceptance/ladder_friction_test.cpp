@@ -173,6 +173,62 @@ TEST(LadderFriction, APushedLadderStartsToSlipAtBothEndsTogetherAtTheClassicalLo
   }
 }
 
+// The ladder at rest at 0.5 rad pushed toward the wall by P = b t at a
+// point a tenth of the way up from its foot: the foot slides in (-1), the
+// top up (+1), both forces at their limits, where (statics about the foot,
+// F1 = mu1 N1 along +x, F2 = -mu2 N2)
+//   P ((cos th - mu2 sin th) / (1 + mu1 mu2) - cos th / 10)
+//       = m g (sin th / 2 + mu1 (cos th - mu2 sin th) / (1 + mu1 mu2)),
+// b chosen to reach it at t = 1 (69.6006 N). Both limits are reached
+// together (the split of the two stuck forces keeps them equally far
+// within); let go together, each was stuck again alone at its limit by the
+// decision at zero rate, until the rounds of the instant ran out with the
+// foot stuck: it then held 18 N beyond its cone while the load grew.
+TEST(LadderFriction, ALadderPushedTowardTheWallNearItsFootSlipsAtBothEndsAtTheClassicalLoad) {
+  const double th = 0.5, s = std::sin(th), c = std::cos(th), m = kMass;
+  const double slant = (c - kMu2 * s) / (1 + kMu1 * kMu2);
+  const double b = m * kG * (s / 2 + kMu1 * slant) / (slant - c / 10);
+  std::string yaml = ladder_text(false);
+  const std::size_t at = yaml.find("initial_velocities:");
+  yaml = yaml.substr(0, at) +
+         fmt::format(
+             "forces:\n  push: {{type: force, on: ladder, at: [{}, {}, 0], direction: "
+             "[-1, 0, 0], value: {}*t}}\n",
+             0.9 * kLength * s, 0.1 * kLength * c, b) +
+         yaml.substr(at);
+  Model model = parse_model(yaml, "pushed_in_ladder.yaml", {{"th0", "0.5"}, {"w0", "0"}});
+  model.settings().until = 1.3;
+  const test::RecordedRun r = test::run_and_record(
+      model, {"foot.x", "foot.normal", "top.normal", "foot.friction", "top.friction",
+              "foot.friction_mode", "top.friction_mode", "energy.balance"});
+  ASSERT_DOUBLE_EQ(r.t.back(), 1.3);
+  int slips = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "stick" && e.t > 0.0) ADD_FAILURE() << e.name << " " << e.detail;
+    if (e.kind != "slip" || e.detail.find("mode +0 ->") == std::string::npos) continue;
+    ++slips;
+    EXPECT_NEAR(e.t, 1.0, 1e-7) << e.name;
+    EXPECT_NE(e.detail.find(e.name == "foot.friction" ? "-> -1" : "-> +1"), std::string::npos)
+        << e.detail;
+  }
+  EXPECT_EQ(slips, 2);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k], N1 = r["foot.normal"][k], N2 = r["top.normal"][k];
+    if (t < 1.0 - 1e-6) {
+      EXPECT_NEAR(r["foot.x"][k], kLength * s, 1e-12) << t;
+      EXPECT_LE(std::abs(r["foot.friction"][k]), kMu1 * std::abs(N1) * (1 + 1e-9)) << t;
+      EXPECT_LE(std::abs(r["top.friction"][k]), kMu2 * std::abs(N2) * (1 + 1e-9)) << t;
+    } else if (t > 1.0 + 1e-6) {
+      EXPECT_LT(r["foot.x"][k], kLength * s) << t;  // sliding in
+      EXPECT_EQ(r["foot.friction_mode"][k], -1.0) << t;
+      EXPECT_EQ(r["top.friction_mode"][k], 1.0) << t;
+      EXPECT_NEAR(std::abs(r["foot.friction"][k]), kMu1 * std::abs(N1), 1e-9 * m * kG) << t;
+      EXPECT_NEAR(std::abs(r["top.friction"][k]), kMu2 * std::abs(N2), 1e-9 * m * kG) << t;
+    }
+  }
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
 // The ladder as a box (length L, width w, thickness w) leaning with its
 // lower edge on a rough floor and its upper edge against a rough wall, each
 // edge resting on two corners: four contacts (mu = mu_s = 0.3 at both), their
