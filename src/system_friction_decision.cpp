@@ -585,17 +585,19 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     fill();
     return (A * solution - b).norm() <= 1e-9 * (b.norm() + force_scale * A.norm());
   };
-  // A singular to round-off: its rank below n with its rows scaled to 1
-  // (rows of C and of the slip law differ in scale) and a threshold of 1e-10
-  auto singular_within_round_off = [&]() {
+  // A's factors with its rows scaled to 1 (rows of C and of the slip law
+  // differ in scale) and a threshold of 1e-10: its rank and kernel to round-off
+  auto scaled_lu = [&]() {
     MatX rows = A;
     for (Eigen::Index r = 0; r < n; ++r)
       if (const double scale = rows.row(r).cwiseAbs().maxCoeff(); scale > 0.0) rows.row(r) /= scale;
     Eigen::FullPivLU<MatX> lu(n, n);
     lu.setThreshold(1e-10);
     lu.compute(rows);
-    return lu.rank() < n;
+    return lu;
   };
+  // A singular to round-off: its rank below n
+  auto singular_within_round_off = [&]() { return scaled_lu().rank() < n; };
   // phi of slipping ball `level` at u, the inner balls at their first root
   // (solution then holds the forces); NaN where there is none
   auto phi = [&](auto& self, std::size_t level, double u) -> double {
@@ -619,7 +621,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // The stuck forces of a singular combination where no point tried above
   // holds them all: over its solutions F = F_p + K a (F_p the minimum-norm
   // one, K the kernel of its rows with them scaled to 1, as
-  // singular_within_round_off), the a with the largest least margin
+  // scaled_lu), the a with the largest least margin
   //   s = min over the stuck scalar elements of mu_s,i N_i -+ F_i,
   // N_i = sigma_i y_i (y_i linear in F; a contact's y_i >= 0 too), a linear
   // program (contact/linear_program.h) as for the split of the stuck holds
@@ -630,12 +632,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   auto widest_stuck_split = [&]() {
     VecX particular;
     if (!solve_rows(A, b, particular)) return false;
-    MatX rows = A;
-    for (Eigen::Index r = 0; r < n; ++r)
-      if (const double scale = rows.row(r).cwiseAbs().maxCoeff(); scale > 0.0) rows.row(r) /= scale;
-    Eigen::FullPivLU<MatX> lu(n, n);
-    lu.setThreshold(1e-10);
-    lu.compute(rows);
+    const Eigen::FullPivLU<MatX> lu = scaled_lu();
     MatX kernel = lu.kernel();
     const auto d = static_cast<int>(kernel.cols());
     if (lu.rank() == n || d == 0) return false;
