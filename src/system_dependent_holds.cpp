@@ -34,7 +34,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
