@@ -22,6 +22,9 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   together_before_.assign(count, 0);
   let_go_.assign(count, 0);
   together_must_slip_.assign(count, 0);
+  releasing_.assign(count, 0);
+  release_mode_.assign(count, 0);
+  margin_now_.assign(count, 0.0);
 }
 
 double ElementSwitching::value(int k, double t, const VecX& y) {
@@ -269,6 +272,83 @@ int ElementSwitching::wake(double t, VecX& y) {
   return switches;
 }
 
+// Stuck elements whose margins reach zero together (a box's four corners at
+// mu_s m g, by symmetry) were let go one at a time: each release, with the
+// kinetic force below the static one, loaded the next beyond its limit, and
+// the split of the stuck holds (system_dependent_holds.cpp) spread that
+// overload to elements the load never reached (a plank's y tangents, let
+// go to slip at zero rate). They are let go together instead, each decided
+// from the state before any of them is; those that a release pushes beyond
+// their limits fire afterwards and are decided as before.
+int ElementSwitching::let_go_together(double t, VecX& y) {
+  const auto count = static_cast<int>(g_last_.size());
+  auto stuck = [&](int k) {
+    return system_.stick_slip_enabled(k) && switched_[static_cast<std::size_t>(k)] == 0 &&
+           system_.stick_slip_element(k).mode() == kStick;
+  };
+  system_.evaluate(t, y, Stage::kDynamics);
+  bool any = false;
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    releasing_[ki] = 0;
+    if (!stuck(k)) continue;
+    margin_now_[ki] = system_.stuck_margin(k);
+    if (ahead_negative_[ki] != 0 || (g_last_[ki] > 0.0 && crossed(k, margin_now_[ki]))) {
+      releasing_[ki] = 1;
+      any = true;
+    }
+  }
+  if (!any) return 0;
+  // those whose margins reach zero within the round-off of this instant (the
+  // root finder locates one crossing)
+  step_ahead(t, y);
+  system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kDynamics);
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    if (!stuck(k) || releasing_[ki] != 0 || !(g_last_[ki] > 0.0)) continue;
+    const double now = margin_now_[ki], next = system_.stuck_margin(k);
+    if (crossed(k, next) && std::abs(now) <= 1e3 * std::abs(next - now)) releasing_[ki] = 1;
+  }
+  // each one's direction from the state at t, before any is let go
+  system_.evaluate(t, y, Stage::kDynamics);
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    if (releasing_[ki] == 0) continue;
+    // at |lambda| = F_max exactly (an element that sticks at the boundary)
+    // the look-ahead tells the direction
+    double lambda = system_.friction_force(k);
+    // at its limit now, not pushed beyond it by a change of this instant
+    // (which the decision together may undo): it must slip
+    let_go_[ki] =
+        system_.stuck_margin(k) >= -1e-9 * (system_.stick_slip_limit(k) + std::abs(lambda)) ? 1 : 0;
+    if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
+    if (ahead_negative_[ki] != 0 && system_.stick_slip_locked(k)) {
+      // moved by the others from rest (rate and acceleration zero at t, a
+      // driver's A t^3 with no normal force): the way they move it a
+      // moment later
+      system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kDynamics);
+      release_mode_[ki] = system_.slip_mode_from_hold(k, lambda);
+      system_.evaluate(t, y, Stage::kDynamics);
+    } else {
+      release_mode_[ki] = system_.slip_mode_from_hold(k, lambda);
+    }
+  }
+  int released = 0;
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    if (releasing_[ki] == 0) continue;
+    system_.set_stick_slip_mode(k, release_mode_[ki]);
+    system_.direct_slip_from_hold(k);  // a ball: along its acceleration
+    g_last_[ki] = 1.0;
+    switched_[ki] = 1;
+    ++released;
+  }
+  system_.evaluate(t, y, Stage::kKinematics);
+  for (int k = 0; k < count; ++k)
+    if (releasing_[static_cast<std::size_t>(k)] != 0) log_switch(k, t, kStick, "slip");
+  return released;
+}
+
 int ElementSwitching::decide(double t, VecX& y, bool start) {
   int switches = 0;
   std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
@@ -276,6 +356,7 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
   for (int round = 0; round < 10; ++round) {
     std::fill(switched_.begin(), switched_.end(), char{0});
     switches += decide_together(t, y, start && round == 0);
+    if (!(start && round == 0)) switches += let_go_together(t, y);
     for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
       const auto ki = static_cast<std::size_t>(k);
       if (!system_.stick_slip_enabled(k) || switched_[ki] != 0) continue;

@@ -67,6 +67,11 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// (System::decide_friction_together). Returns the number decided (0:
   /// none or one, decided alone).
   int decide_together(double t, VecX& y, bool start);
+  /// The stuck elements whose holds give way at t (firing, or reaching
+  /// their limits within the look-ahead along with one that fires), let go
+  /// together, each the way its hold force of the state before any of them
+  /// is let go pushes it. Returns the number let go.
+  int let_go_together(double t, VecX& y);
   /// The mode a decision of element k at this instant is logged from.
   int mode_before(int k, bool start) const;
   /// Woken element k's `rate` is the round-off of an impulse's solve.
@@ -99,6 +104,11 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   // force beyond it a moment later): decided together again, it slips
   // (must_slip)
   std::vector<char> let_go_, together_must_slip_;
+  // let_go_together's: per element, let go at this round, its slip mode,
+  // and its margin at t
+  std::vector<char> releasing_;
+  std::vector<int> release_mode_;
+  std::vector<double> margin_now_;
 };
 
 }  // namespace ictus::internal
