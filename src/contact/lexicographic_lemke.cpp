@@ -23,6 +23,7 @@ bool LexicographicLemke::solve(const Eigen::Ref<const MatX>& M, const Eigen::Ref
   auto w = w_.head(n);
   z.setZero();
   w = q;
+  for (Eigen::Index i = 0; i < n; ++i) basis_[static_cast<std::size_t>(i)] = i;
   if (n == 0 || q.minCoeff() >= 0.0) return true;
   // The tableau [B^-1 | B^-1 column of z0 ... ]: columns 0..n-1 are w (B^-1
   // starts as the identity), n..2n-1 are z, 2n is z0, 2n+1 the basic values.
@@ -40,7 +41,6 @@ bool LexicographicLemke::solve(const Eigen::Ref<const MatX>& M, const Eigen::Ref
   // the size of the unknowns, for the tie of z0's ratio and the error
   const double m_scale = std::max(M.cwiseAbs().maxCoeff(), 1e-300);
   const double z_scale = scale / m_scale;
-  for (Eigen::Index i = 0; i < n; ++i) basis[static_cast<std::size_t>(i)] = i;
   auto pivot = [&](Eigen::Index row, Eigen::Index column) {
     tableau.row(row) /= tableau(row, column);
     for (Eigen::Index i = 0; i < n; ++i)

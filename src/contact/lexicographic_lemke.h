@@ -16,6 +16,7 @@
 // Moreau-Jean step (it allocates).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "ictus/math.h"
@@ -36,6 +37,11 @@ class LexicographicLemke {
   auto z() const { return z_.head(n_); }
   auto w() const { return w_.head(n_); }
   double error() const { return error_; }
+  /// The last solve's basic variables, one per row: w_i is i, z_i is n + i
+  /// (a complementary basis once it has succeeded).
+  std::span<const Eigen::Index> basis() const {
+    return {basis_.data(), static_cast<std::size_t>(n_)};
+  }
 
  private:
   MatX tableau_;

@@ -10,9 +10,22 @@
 // corners ties their margins at one vertex), where siconos-numerics'
 // pivoting prints to stdout and may cycle: Lemke's lexicographic rule
 // (lexicographic_lemke.h) solves them, on a workspace reserved beforehand.
+//
+// A program solved again with slightly different data (at the next
+// evaluation of the same motion) has, as a rule, the same optimal basis: the
+// unknowns x_B that are positive and the constraints Y that bind with
+// multipliers y_Y. A `Start` keeps that basis; the next solve first tries
+// it, solving the square A_YB x_B = b_Y and A_YB^T y_Y = c_B, and accepts it
+// by the same complementarity test as Lemke's result (the optimality
+// conditions above), so a basis that no longer fits costs one small solve
+// and the pivoting runs as before.
 // Used for the split of stuck holds dependent among themselves
 // (system_dependent_holds.cpp).
 #pragma once
+
+#include <vector>
+
+#include <Eigen/LU>
 
 #include "ictus/math.h"
 #include "lexicographic_lemke.h"
@@ -21,6 +34,22 @@ namespace ictus::internal {
 
 class LinearProgram {
  public:
+  /// Bases of up to this many unknowns are kept (a solve of that size on
+  /// the object itself, not on the heap).
+  static constexpr int kMaxStart = 96;
+  /// The optimal basis of an earlier solve, to start the next one from.
+  class Start {
+   public:
+    /// Sizes it for programs of up to `variables` unknowns (allocates).
+    void reserve(int variables);
+    /// Forgets the basis.
+    void clear() { variables_ = constraints_ = -1; }
+
+   private:
+    friend class LinearProgram;
+    int variables_ = -1, constraints_ = -1;  // the program's shape
+    std::vector<int> basic_, binding_;       // B and Y, of equal size
+  };
   /// Sizes the buffers for up to `variables` unknowns and `constraints`
   /// rows (allocates when they grow; the solves then do not).
   void reserve(int variables, int constraints);
@@ -32,12 +61,27 @@ class LinearProgram {
   /// Maximises c^T x over the first `variables` unknowns and `constraints`
   /// rows of A, b; x gets the optimum. False when no solution was found
   /// (x is then zero).
-  bool solve(int variables, int constraints, Eigen::Ref<VecX> x);
+  /// With `start`: tried first from its basis (when the shape is the
+  /// same), and given the optimal basis found.
+  bool solve(int variables, int constraints, Eigen::Ref<VecX> x, Start* start = nullptr);
 
  private:
+  using SmallMatrix =
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxStart, kMaxStart>;
+  using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxStart, 1>;
+  /// x (and the multipliers) at start's basis, if they solve the program.
+  bool solve_at(const Start& start, int variables, int constraints, Eigen::Ref<VecX> x);
+  /// Whether [x; y] with w = M [x; y] + q passes the complementarity test
+  /// of lexicographic_lemke.h with `tolerance` relative to |q|.
+  bool complementary(int variables, int constraints, Eigen::Ref<const VecX> x,
+                     Eigen::Ref<const VecX> y, double tolerance) const;
+
   MatX A_, M_;
-  VecX b_, c_, q_;
+  VecX b_, c_, q_, y_;
   LexicographicLemke lemke_;
+  SmallMatrix basis_matrix_;
+  Eigen::PartialPivLU<SmallMatrix> basis_lu_;
+  SmallVector basic_values_, binding_values_;
 };
 
 }  // namespace ictus::internal
