@@ -43,9 +43,11 @@ namespace ictus {
 namespace {
 
 // Bounds of one program: modes and terms that share elements.
-constexpr int kMaxModes = 16;
-constexpr int kMaxTerms = 48;
+constexpr int kMaxModes = 32;
+constexpr int kMaxTerms = 64;
 constexpr int kMaxRounds = 3;
+// a group's largest program has kMaxModes + kMaxTerms unknowns: its basis is kept
+static_assert(kMaxModes + kMaxTerms <= internal::LinearProgram::kMaxStart);
 
 int root_of(std::vector<int>& parent, int k) {
   while (parent[static_cast<std::size_t>(k)] != k) {
@@ -68,6 +70,7 @@ void System::Impl::spread_dependent_holds() {
     dh.row_count = m;
     dh.mode_count = modes;
     dh.carries.assign(m, 0);
+    dh.term_of_row.assign(m, -1);
     dh.direction = VecX::Zero(static_cast<Eigen::Index>(m));
     dh.residual = VecX::Zero(6 * n);
     dh.usable.assign(modes, 0);
@@ -85,6 +88,8 @@ void System::Impl::spread_dependent_holds() {
     dh.unknowns = VecX::Zero(most_modes + most_terms);
     if (modes > 0 && elements > 0)  // the second phase's program is the larger
       dh.program.reserve(most_modes + most_terms, 3 * most_terms + most_modes);
+    dh.starts.assign(2 * modes, {});
+    for (internal::LinearProgram::Start& start : dh.starts) start.reserve(most_modes + most_terms);
   }
   std::fill(dh.carries.begin(), dh.carries.end(), char{0});
   if (modes == 0) return;
@@ -110,22 +115,33 @@ void System::Impl::spread_dependent_holds() {
     }
   }
   if (!beyond) return;
-  // the stuck element whose hold is `row`, or nullptr
-  auto stuck_at = [this](int row) -> const FrictionJoint* {
-    for (const FrictionJoint& fj : friction_joints)
-      if (!fj.ball && force_enabled[static_cast<std::size_t>(fj.force)] != 0 &&
-          friction_element(fj).mode() == kStick && hold_row(fj.stick_slip) == row)
-        return &fj;
-    return nullptr;
-  };
-  auto contact_side_of = [this](int row) {
-    for (std::size_t k = 0; k < contact_sides.size(); ++k)
-      if (contact_row(static_cast<int>(k)) == row) return static_cast<int>(k);
-    return -1;
-  };
   auto stuck = [this](const FrictionJoint& fj) {
     return !fj.ball && force_enabled[static_cast<std::size_t>(fj.force)] != 0 &&
            friction_element(fj).mode() == kStick;
+  };
+  // the rows that are terms: the stuck elements' holds, the contacts' normals
+  std::fill(dh.term_of_row.begin(), dh.term_of_row.end(), -1);
+  for (std::size_t e = 0; e < elements; ++e) {
+    if (!stuck(friction_joints[e])) continue;
+    if (const int hold = hold_row(friction_joints[e].stick_slip); hold >= 0)
+      dh.term_of_row[static_cast<std::size_t>(hold)] = static_cast<int>(e);
+  }
+  for (std::size_t k = 0; k < contact_sides.size(); ++k)
+    if (const int row = contact_row(static_cast<int>(k));
+        row >= 0 && dh.term_of_row[static_cast<std::size_t>(row)] < 0)
+      dh.term_of_row[static_cast<std::size_t>(row)] = static_cast<int>(elements + k);
+  // the stuck element whose hold is `row`, or nullptr
+  auto stuck_at = [&](int row) -> const FrictionJoint* {
+    const int term = dh.term_of_row[static_cast<std::size_t>(row)];
+    return term >= 0 && static_cast<std::size_t>(term) < elements
+               ? &friction_joints[static_cast<std::size_t>(term)]
+               : nullptr;
+  };
+  auto contact_side_of = [&](int row) {
+    const int term = dh.term_of_row[static_cast<std::size_t>(row)];
+    return static_cast<std::size_t>(term) >= elements && term >= 0
+               ? term - static_cast<int>(elements)
+               : -1;
   };
   auto rate_of = [&](std::size_t term, std::size_t mode) -> std::pair<double&, Vec3&> {
     return {dh.force_rate[term + T * mode], dh.normal_rate[term + T * mode]};
@@ -300,6 +316,7 @@ void System::Impl::spread_dependent_holds() {
         return static_cast<std::size_t>(dh.members[static_cast<std::size_t>(i)]);
       };
       auto program = [&](bool second, double s_star) {
+        internal::LinearProgram::Start& start = dh.starts[2 * root + (second ? 1 : 0)];
         const int variables = p + (second ? element_terms : 1);
         int rowcount = 0;
         // g0 + sum_i a_i amplitude_i - (the unknown `margin`, or none) >= 0
@@ -367,7 +384,7 @@ void System::Impl::spread_dependent_holds() {
         }
         c.head(variables).setZero();
         c.segment(p, variables - p).setOnes();
-        return lp.solve(variables, rowcount, dh.unknowns);
+        return lp.solve(variables, rowcount, dh.unknowns, &start);
       };
       if (!program(false, 0.0)) break;
       const double s_star = dh.unknowns(p) + s_low;

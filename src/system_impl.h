@@ -557,6 +557,7 @@ struct System::Impl {
     int structure_version = -1;
     std::size_t row_count = 0, mode_count = 0;  // rows.size() and self_stress.size() then
     std::vector<char> carries;                  // per row of D: a dropped hold given a share
+    std::vector<int> term_of_row;               // per row of D: the term it is, or -1
     VecX direction;                             // one self-stress mode, dense (rows of D)
     VecX residual;                              // D^T of it per body (6 n)
     // per self-stress mode: usable, and its group (union-find parent)
@@ -573,6 +574,9 @@ struct System::Impl {
     VecX amplitude, best;       // per mode of a group
     VecX unknowns;              // the program's
     internal::LinearProgram program;
+    // per self-stress mode and phase: the optimal basis of the group's
+    // program that mode is the root of (2 mode + phase), for the next solve
+    std::vector<internal::LinearProgram::Start> starts;
   } dependent_holds;
   /// A row whose multiplier acts: independent, or dependent with a share
   /// (press_dependent_contacts, spread_dependent_holds).

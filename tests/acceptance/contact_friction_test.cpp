@@ -880,6 +880,104 @@ TEST(ContactFriction, APushedBoxFlatOnFourRoughCornersSlipsAtMuSTimesItsWeight) 
   }
 }
 
+// A plank on three or four box feet, 12 or 16 rough corners on the floor,
+// pushed at its centre of mass by b t: the corners' 24 or 32 stuck tangents
+// hold its three in-plane degrees of freedom with 21 or 29 self-stress modes
+// in one program (system_dependent_holds.cpp), and all the corners reach
+// mu_s N together at P = mu_s m g, by the static argument of the box above
+// (any split with every corner within its cone holds, and at that load only
+// the one with every x tangent at its limit does). Checked: every corner
+// within its cone until then, the x tangents alone let go then, together
+// (each one's release used to load the next beyond its limit, and the split
+// carried that to y tangents that then slipped at zero rate), and the
+// closed-form motion after.
+TEST(ContactFriction, APushedPlankOnThreeOrFourRoughFeetSlipsAtMuSTimesItsWeight) {
+  const double m = 4.0, b = 10.0, mu = 0.3, mu_s = 0.5;
+  const double t_s = mu_s * m * kG / b;
+  for (const int feet : {3, 4}) {
+    const std::vector<std::array<double, 2>> at =
+        feet == 3 ? std::vector<std::array<double, 2>>{{-0.5, -0.2}, {-0.5, 0.2}, {0.5, 0.0}}
+                  : std::vector<std::array<double, 2>>{
+                        {-0.5, -0.2}, {0.5, -0.2}, {-0.5, 0.2}, {0.5, 0.2}};
+    std::string shapes;
+    for (std::size_t f = 0; f < at.size(); ++f)
+      shapes += fmt::format(
+          "  foot{}: {{body: plank, type: box, at: [{}, {}, -0.1], size: [0.1, 0.1, 0.1]}}\n", f,
+          at[f][0], at[f][1]);
+    const std::string yaml = fmt::format(R"(ictus: 1
+name: plank on rough feet
+bodies:
+  plank: {{mass: {}, inertia: [0.1, 0.5, 0.55], position: [0, 0, 0.15]}}
+shapes:
+  slab: {{body: plank, type: box, size: [1.2, 0.5, 0.05]}}
+{}  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  floor: {{type: shapes, between: [ground, plank], friction: {{mu: {}, mu_static: {}}}}}
+forces:
+  push: {{type: force, on: plank, direction: [1, 0, 0], value: {}*t}}
+gravity: [0, 0, -9.81]
+simulate: {{until: 2.5, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                         m, shapes, mu, mu_s, b);
+    const Model model = parse_model(yaml, "plank");
+    // the slab's corners and each foot's (8 apiece; a foot's lower four touch)
+    const int points = 8 * (feet + 1);
+    std::vector<std::string> channels = {"plank.x", "plank.y", "plank.bryant_z", "energy.balance"};
+    for (int c = 0; c < points; ++c)
+      for (const std::string channel : {"normal", "friction_x", "friction_y"})
+        channels.push_back(fmt::format("floor.p{}.{}", c, channel));
+    const test::RecordedRun r = test::run_and_record(model, channels);
+    ASSERT_DOUBLE_EQ(r.t.back(), 2.5) << feet;
+    int slips = 0;
+    for (const EventRecord& e : r.events) {
+      if (e.kind == "stick" && e.t > 0.0) ADD_FAILURE() << feet << " " << e.name << " " << e.detail;
+      if (e.kind != "slip") continue;
+      ++slips;
+      EXPECT_EQ(e.name.substr(e.name.size() - 1), "x") << feet << " " << e.name;
+      EXPECT_NEAR(e.t, t_s, 1e-7) << e.name;
+      EXPECT_NE(e.detail.find("mode +0 -> +1"), std::string::npos) << e.detail;
+    }
+    EXPECT_EQ(slips, 4 * feet);
+    int touching = 0;
+    for (std::size_t k = 0; k < r.t.size(); ++k) {
+      const double t = r.t[k];
+      if (t == 0.0 || std::abs(t - t_s) < 1e-6) continue;  // closing, and the slip's instant
+      double normal = 0.0, along = 0.0;
+      touching = 0;
+      for (int c = 0; c < points; ++c) {
+        const double N = r[fmt::format("floor.p{}.normal", c)][k];
+        const double Fx = r[fmt::format("floor.p{}.friction_x", c)][k];
+        const double Fy = r[fmt::format("floor.p{}.friction_y", c)][k];
+        normal += N;
+        along += Fx;
+        if (N > 0.0) ++touching;
+        if (t < t_s) {
+          EXPECT_LE(std::abs(Fx), mu_s * N * (1 + 1e-9) + 1e-12)
+              << feet << " p" << c << " at " << t;
+          EXPECT_LE(std::abs(Fy), mu_s * N * (1 + 1e-9) + 1e-12)
+              << feet << " p" << c << " at " << t;
+        } else {
+          EXPECT_NEAR(Fx, -mu * N, 1e-9) << feet << " p" << c << " at " << t;
+          EXPECT_NEAR(Fy, 0.0, 1e-9) << feet << " p" << c << " at " << t;
+        }
+      }
+      EXPECT_NEAR(normal, m * kG, 1e-9) << feet << " at " << t;
+      EXPECT_NEAR(along, t < t_s ? -b * t : -mu * m * kG, 1e-9) << feet << " at " << t;
+      const double tau = std::max(t - t_s, 0.0);
+      EXPECT_NEAR(r["plank.x"][k],
+                  t < t_s ? 0.0
+                          : b / (6.0 * m) * (t * t * t - t_s * t_s * t_s) -
+                                b / (2.0 * m) * t_s * t_s * tau - 0.5 * mu * kG * tau * tau,
+                  1e-9)
+          << feet << " at " << t;
+      EXPECT_NEAR(r["plank.y"][k], 0.0, 1e-12) << feet << " at " << t;
+      EXPECT_NEAR(r["plank.bryant_z"][k], 0.0, 1e-12) << feet << " at " << t;
+    }
+    EXPECT_EQ(touching, 4 * feet);
+    EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << feet;
+  }
+}
+
 }  // namespace
 }  // namespace ictus
 

@@ -450,6 +450,34 @@ simulate: {until: 1.95, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
   EXPECT_GT(steps, 2);
 }
 
+// A plank on four box feet (16 corners, 29 self-stress modes of their 32
+// stuck tangents in one program of 61 unknowns), pushed the same way: the
+// program starts from the last optimal basis (linear_program.h), whose
+// factorisation is held in the program's own fixed-capacity storage.
+TEST(StepLoopAllocation, PlankStuckOnFourRoughFeetNearItsLimit) {
+  Model model = parse_model(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  plank: {mass: 4, inertia: [0.1, 0.5, 0.55], position: [0, 0, 0.15]}
+shapes:
+  slab: {body: plank, type: box, size: [1.2, 0.5, 0.05]}
+  foot0: {body: plank, type: box, at: [-0.5, -0.2, -0.1], size: [0.1, 0.1, 0.1]}
+  foot1: {body: plank, type: box, at: [0.5, -0.2, -0.1], size: [0.1, 0.1, 0.1]}
+  foot2: {body: plank, type: box, at: [-0.5, 0.2, -0.1], size: [0.1, 0.1, 0.1]}
+  foot3: {body: plank, type: box, at: [0.5, 0.2, -0.1], size: [0.1, 0.1, 0.1]}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ground, plank], friction: {mu: 0.3, mu_static: 0.5}}
+forces:
+  push: {type: force, on: plank, direction: [1, 0, 0], value: 10*t}
+simulate: {until: 1.95, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)",
+                            "plank.yaml");
+  long steps = 0;
+  EXPECT_EQ(allocations_during_run(model, &steps, 1.6), 0);
+  EXPECT_GT(steps, 2);
+}
+
 // Three such boxes on one floor, until just before the first stops: 24
 // slipping contact tangents solved together (the workspace of
 // src/coupled_slip.h, padded to 32, made when the model is built).
