@@ -278,8 +278,9 @@ int ElementSwitching::wake(double t, VecX& y) {
 // the split of the stuck holds (system_dependent_holds.cpp) spread that
 // overload to elements the load never reached (a plank's y tangents, let
 // go to slip at zero rate). They are let go together instead, each decided
-// from the state before any of them is; those that a release pushes beyond
-// their limits fire afterwards and are decided as before.
+// from the state before any of them is, and then those that another's
+// release relieves are stuck again; those that a release pushes beyond
+// their limits fire afterwards, in a later round.
 int ElementSwitching::let_go_together(double t, VecX& y) {
   const auto count = static_cast<int>(g_last_.size());
   auto stuck = [&](int k) {
@@ -342,6 +343,43 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
     g_last_[ki] = 1.0;
     switched_[ki] = 1;
     ++released;
+  }
+  // A release can relieve another of the set: two stacked blocks in rough
+  // guides reaching their limits together, the upper one's kinetic force
+  // (below its static one) leaves the lower guide within its cone. Left
+  // slipping, such an element would at once run back against its own
+  // kinetic friction (its slip rate crossing zero within the look-ahead,
+  // not at its round-off): the one that does so furthest is stuck again,
+  // and the rest looked at once more, until none does.
+  for (int pass = released; pass > 0; --pass) {
+    system_.evaluate(t, y, Stage::kKinematics);
+    for (int k = 0; k < count; ++k)
+      if (releasing_[static_cast<std::size_t>(k)] != 0)
+        margin_now_[static_cast<std::size_t>(k)] =
+            system_.stick_slip_element(k).mode() * system_.stick_slip_rate(k);
+    step_ahead(t, y);
+    system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kKinematics);
+    int relieved = -1;
+    double furthest = 0.0;
+    for (int k = 0; k < count; ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      if (releasing_[ki] == 0) continue;
+      const double now = margin_now_[ki];
+      const double next = system_.stick_slip_element(k).mode() * system_.stick_slip_rate(k);
+      if (next < furthest && std::abs(now) <= 1e3 * std::abs(next - now)) {
+        furthest = next;
+        relieved = k;
+      }
+    }
+    if (relieved < 0) break;
+    const auto ri = static_cast<std::size_t>(relieved);
+    releasing_[ri] = 0;
+    let_go_[ri] = 0;
+    switched_[ri] = 0;
+    --released;
+    // held where it is: the plastic impact of its hold row takes out the
+    // rate the release left (as a decision at zero rate that sticks)
+    if (system_.set_stick_slip_mode(relieved, kStick)) system_.apply_impact(t, y);
   }
   system_.evaluate(t, y, Stage::kKinematics);
   for (int k = 0; k < count; ++k)

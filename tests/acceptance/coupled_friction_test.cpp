@@ -323,5 +323,68 @@ TEST(CoupledFriction, APushedStackOfSixteenStartsToSlipAtItsTwoWeakGuides) {
   EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
+// The stack of two pushed from rest: the upper block by b t, the floor's
+// mu_s1 = 0.4 chosen so that both guides reach their limits at one instant,
+// mu_s2 m2 g = mu_s1 (m1 + m2) g = 19.62 N at t_s = 1.962 s. Released
+// together, the upper guide's kinetic force mu m2 g = 11.772 N leaves the
+// floor within its cone (and below its kinetic 14.715 N: the lower block
+// slipping forward would decelerate at once). Only the upper slips; the
+// floor was let go with it, ran the lower block backwards under its own
+// kinetic friction and fed the motion energy, until a release that relieves
+// another stuck it again (ElementSwitching::let_go_together).
+TEST(CoupledFriction, TwoGuidesReachingTheirLimitsTogetherOnlyTheUpperSlips) {
+  const double b = 10, mu = 0.3, t_s = 2 * kG / b;
+  const Model model = parse_model(fmt::format(R"(ictus: 1
+gravity: [0, -9.81, 0]
+bodies:
+  lower: {{mass: {}, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}}
+  upper: {{mass: {}, inertia: [0.1, 0.1, 0.1], position: [0, 1, 0]}}
+joints:
+  floor:
+    {{type: prismatic, between: [ground, lower], at: [0, 0, 0], axis: [1, 0, 0],
+     friction: {{mu: {}, mu_static: 0.4}}}}
+  top:
+    {{type: prismatic, between: [lower, upper], at: [0, 1, 0], axis: [1, 0, 0],
+     friction: {{mu: {}, mu_static: 0.5}}}}
+forces:
+  push: {{type: force, on: upper, direction: [1, 0, 0], value: {}*t}}
+simulate: {{until: 2.5, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                              kM1, kM2, mu, mu, b),
+                                  "limits_together.yaml");
+  const test::RecordedRun r =
+      test::run_and_record(model, {"floor.x", "floor.v", "top.x", "top.v", "floor.friction",
+                                   "top.friction", "floor.normal", "energy.balance"});
+  ASSERT_DOUBLE_EQ(r.t.back(), 2.5);
+  int slips = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind == "end" || e.t == 0.0) continue;
+    EXPECT_EQ(e.name, "top.friction") << e.kind << " at " << e.t << ": " << e.detail;
+    EXPECT_EQ(e.kind, "slip") << e.name << " at " << e.t;
+    EXPECT_NEAR(e.t, t_s, 1e-7) << e.name;
+    ++slips;
+  }
+  EXPECT_EQ(slips, 1);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double t = r.t[k], tau = std::max(t - t_s, 0.0);
+    EXPECT_NEAR(r["floor.x"][k], 0.0, 1e-12) << t;
+    EXPECT_NEAR(r["floor.v"][k], 0.0, 1e-12) << t;
+    EXPECT_NEAR(r["top.x"][k],
+                t < t_s ? 0.0
+                        : b / (6 * kM2) * (t * t * t - t_s * t_s * t_s) -
+                              b / (2 * kM2) * t_s * t_s * tau - 0.5 * mu * kG * tau * tau,
+                1e-9)
+        << t;
+    if (t == 0.0 || std::abs(t - t_s) < 1e-6) continue;
+    // the floor carries what the upper guide passes on: the push while
+    // stuck, its kinetic force after, within mu_s1 (m1 + m2) g
+    const double passed = t < t_s ? b * t : mu * kM2 * kG;
+    EXPECT_NEAR(r["top.friction"][k], -passed, 1e-9) << t;
+    EXPECT_NEAR(r["floor.friction"][k], -passed, 1e-9) << t;
+    EXPECT_LE(std::abs(r["floor.friction"][k]), 0.4 * r["floor.normal"][k] * (1 + 1e-9)) << t;
+  }
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
 }  // namespace
 }  // namespace ictus
