@@ -70,7 +70,9 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// The stuck elements whose holds give way at t (firing, or reaching
   /// their limits within the look-ahead along with one that fires), let go
   /// together, each the way its hold force of the state before any of them
-  /// is let go pushes it. Returns the number let go.
+  /// is let go pushes it; one that another's release relieves (it would run
+  /// back against its kinetic friction at once) stuck again. Returns the
+  /// number let go.
   int let_go_together(double t, VecX& y);
   /// The mode a decision of element k at this instant is logged from.
   int mode_before(int k, bool start) const;
