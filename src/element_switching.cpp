@@ -279,8 +279,10 @@ int ElementSwitching::wake(double t, VecX& y) {
 // overload to elements the load never reached (a plank's y tangents, let
 // go to slip at zero rate). They are let go together instead, each decided
 // from the state before any of them is, and then those that another's
-// release relieves are stuck again; those that a release pushes beyond
-// their limits fire afterwards, in a later round.
+// release relieves are stuck again. Those that a release pushes beyond
+// their limits fire afterwards (in decide's loop that follows, or at the
+// next round by the look-ahead), not at their limits: they are decided
+// again as before.
 int ElementSwitching::let_go_together(double t, VecX& y) {
   const auto count = static_cast<int>(g_last_.size());
   auto stuck = [&](int k) {
