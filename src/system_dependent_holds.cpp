@@ -86,9 +86,10 @@ void System::Impl::spread_dependent_holds() {
     dh.amplitude = VecX::Zero(most_modes);
     dh.best = VecX::Zero(most_modes);
     dh.unknowns = VecX::Zero(most_modes + most_terms);
-    if (modes > 0 && elements > 0)  // the second phase's program is the larger
+    // the second phase's program is the larger; a start per mode and phase
+    dh.starts.assign(elements > 0 ? 2 * modes : 0, {});
+    if (modes > 0 && elements > 0)
       dh.program.reserve(most_modes + most_terms, 3 * most_terms + most_modes);
-    dh.starts.assign(2 * modes, {});
     for (internal::LinearProgram::Start& start : dh.starts) start.reserve(most_modes + most_terms);
   }
   std::fill(dh.carries.begin(), dh.carries.end(), char{0});

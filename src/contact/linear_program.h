@@ -16,9 +16,9 @@
 // unknowns x_B that are positive and the constraints Y that bind with
 // multipliers y_Y. A `Start` keeps that basis; the next solve first tries
 // it, solving the square A_YB x_B = b_Y and A_YB^T y_Y = c_B, and accepts it
-// by the same complementarity test as Lemke's result (the optimality
-// conditions above), so a basis that no longer fits costs one small solve
-// and the pivoting runs as before.
+// by the complementarity test of Lemke's result (the optimality conditions
+// above), to 1e-12 where the pivoting's is 1e-9, so a basis that no longer
+// fits costs one small solve and the pivoting runs as before.
 // Used for the split of stuck holds dependent among themselves
 // (system_dependent_holds.cpp).
 #pragma once
