@@ -32,14 +32,18 @@ bool run_solver(int id, const MatX& W, const VecX& q, LcpSolution& out) {
   options->dparam[SICONOS_DPARAM_TOL] = 1e-14;
   out.z = VecX::Zero(n);
   out.w = VecX::Zero(n);
-  const int info = linearComplementarity_driver(problem, out.z.data(), out.w.data(), options);
+  linearComplementarity_driver(problem, out.z.data(), out.w.data(), options);
   double error = 0.0;
   lcp_compute_error(problem, out.z.data(), out.w.data(), 1e-12, &error);
   solver_options_delete(options);
   std::free(options);  // solver_options_delete leaves the struct itself
   freeLinearComplementarityProblem(problem);
   out.error = error;
-  out.solved = info == 0 && error <= 1e-9;
+  // the error is that of z itself (lcp_compute_error forms w = M z + q):
+  // a z within it solves the problem whatever the solver reported (its
+  // Lemke ends with info 1 on a plank flat on five box feet, 20 corners at
+  // rest, with an error of 1.25e-14)
+  out.solved = out.z.allFinite() && error <= 1e-9;
   return out.solved;
 }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "ictus/model_file.h"
 #include "support/test_support.h"
@@ -196,6 +198,52 @@ simulate: {until: 1, output_step: 0.01, rtol: 1e-12, atol: 1e-14}
   for (int k = 0; k < 4; ++k) total += run.final(fmt::format("floor.p{}.normal", k));
   EXPECT_NEAR(total, 4.0 * 9.81, 1e-6);
   for (const char* w : {"box.wx", "box.wy", "box.wz"}) EXPECT_LE(run.max_abs(w), 1e-9) << w;
+  EXPECT_LE(run.max_abs("energy.balance"), 1e-9);
+}
+
+// A plank standing from t0 on five box feet, its 20 lower corners closed at
+// rest: a contact problem of 20 sides on three degrees of freedom (17
+// redundant). siconos' Lemke ends it with info 1 and a solution whose error
+// is 1.25e-14; taken on that flag, the run stopped at t = 0 ("no
+// solution"). The error, that of z itself, is what decides (lcp.cpp).
+TEST(ContactShapes, APlankOnFiveBoxFeetRestsOnItsTwentyCorners) {
+  std::string feet;
+  const double at[5][2] = {{-0.5, -0.2}, {0.5, -0.2}, {-0.5, 0.2}, {0.5, 0.2}, {0, 0}};
+  for (int f = 0; f < 5; ++f)
+    feet += fmt::format(
+        "  foot{}: {{body: plank, type: box, at: [{}, {}, -0.1], size: [0.1, 0.1, 0.1]}}\n", f,
+        at[f][0], at[f][1]);
+  const Model model = parse_model(fmt::format(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  plank: {{mass: 4, inertia: [0.1, 0.5, 0.55], position: [0, 0, 0.15]}}
+shapes:
+  slab: {{body: plank, type: box, size: [1.2, 0.5, 0.05]}}
+{}  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  floor: {{type: shapes, between: [ground, plank]}}
+simulate: {{until: 0.5, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                              feet),
+                                  "plank.yaml");
+  std::vector<std::string> channels = {"plank.z", "plank.wx", "plank.wy", "energy.balance"};
+  for (int k = 0; k < 48; ++k) channels.push_back(fmt::format("floor.p{}.normal", k));
+  const test::RecordedRun run = test::run_and_record(model, channels);
+  ASSERT_DOUBLE_EQ(run.t.back(), 0.5);
+  for (std::size_t i = 0; i < run.t.size(); ++i) {
+    double total = 0.0;
+    int pressing = 0;
+    for (int k = 0; k < 48; ++k) {
+      const double N = run[fmt::format("floor.p{}.normal", k)][i];
+      EXPECT_GE(N, 0.0) << k << " at " << run.t[i];
+      total += N;
+      if (N > 0.0) ++pressing;
+    }
+    EXPECT_NEAR(total, 4.0 * 9.81, 1e-9) << run.t[i];
+    EXPECT_EQ(pressing, 20) << run.t[i];
+    EXPECT_NEAR(run["plank.z"][i], 0.15, 1e-12) << run.t[i];
+  }
+  for (const char* w : {"plank.wx", "plank.wy"}) EXPECT_LE(run.max_abs(w), 1e-12) << w;
   EXPECT_LE(run.max_abs("energy.balance"), 1e-9);
 }
 
