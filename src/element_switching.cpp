@@ -318,28 +318,9 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
   }
   // each one's direction from the state at t, before any is let go
   system_.evaluate(t, y, Stage::kDynamics);
-  for (int k = 0; k < count; ++k) {
-    const auto ki = static_cast<std::size_t>(k);
-    if (releasing_[ki] == 0) continue;
-    // at |lambda| = F_max exactly (an element that sticks at the boundary)
-    // the look-ahead tells the direction
-    double lambda = system_.friction_force(k);
-    // at its limit now, not pushed beyond it by a change of this instant
-    // (which the decision together may undo): it must slip
-    let_go_[ki] =
-        system_.stuck_margin(k) >= -1e-9 * (system_.stick_slip_limit(k) + std::abs(lambda)) ? 1 : 0;
-    if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
-    if (ahead_negative_[ki] != 0 && system_.stick_slip_locked(k)) {
-      // moved by the others from rest (rate and acceleration zero at t, a
-      // driver's A t^3 with no normal force): the way they move it a
-      // moment later
-      system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kDynamics);
-      release_mode_[ki] = system_.slip_mode_from_hold(k, lambda);
-      system_.evaluate(t, y, Stage::kDynamics);
-    } else {
-      release_mode_[ki] = system_.slip_mode_from_hold(k, lambda);
-    }
-  }
+  for (int k = 0; k < count; ++k)
+    if (releasing_[static_cast<std::size_t>(k)] != 0)
+      release_mode_[static_cast<std::size_t>(k)] = release_from_hold(k, t, y);
   int released = 0;
   for (int k = 0; k < count; ++k) {
     const auto ki = static_cast<std::size_t>(k);
@@ -392,6 +373,25 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
   return released;
 }
 
+int ElementSwitching::release_from_hold(int k, double t, const VecX& y) {
+  const auto ki = static_cast<std::size_t>(k);
+  double lambda = system_.friction_force(k);
+  // at its limit now (not pushed beyond it by a change of this instant,
+  // which the decision together may undo): it must slip
+  let_go_[ki] =
+      system_.stuck_margin(k) >= -1e-9 * (system_.stick_slip_limit(k) + std::abs(lambda)) ? 1 : 0;
+  if (ahead_negative_[ki] == 0) return system_.slip_mode_from_hold(k, lambda);
+  lambda = lambda_ahead_[ki];
+  if (!system_.stick_slip_locked(k)) return system_.slip_mode_from_hold(k, lambda);
+  // moved by the others from rest (rate and acceleration zero at t, a
+  // driver's A t^3 with no normal force): the way they move it a moment later
+  step_ahead(t, y);
+  system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kDynamics);
+  const int slip = system_.slip_mode_from_hold(k, lambda);
+  system_.evaluate(t, y, Stage::kDynamics);
+  return slip;
+}
+
 int ElementSwitching::decide(double t, VecX& y, bool start) {
   int switches = 0;
   std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
@@ -437,26 +437,7 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
         // the hold gives way; at |lambda| = F_max exactly (an element that
         // sticks at the boundary) the look-ahead tells the direction
         system_.evaluate(t, y, Stage::kDynamics);
-        double lambda = system_.friction_force(k);
-        // at its limit now (not pushed beyond it by a change of this
-        // instant, which the decision together may undo): it must slip
-        const bool at_limit =
-            system_.stuck_margin(k) >= -1e-9 * (system_.stick_slip_limit(k) + std::abs(lambda));
-        if (ahead_negative_[ki] != 0) lambda = lambda_ahead_[ki];
-        int slip = kStick;
-        if (ahead_negative_[ki] != 0 && system_.stick_slip_locked(k)) {
-          // moved by the others from rest (rate and acceleration zero at t,
-          // a driver's A t^3 with no normal force): the way they move it a
-          // moment later
-          step_ahead(t, y);
-          system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kDynamics);
-          slip = system_.slip_mode_from_hold(k, lambda);
-          system_.evaluate(t, y, Stage::kDynamics);
-        } else {
-          slip = system_.slip_mode_from_hold(k, lambda);
-        }
-        system_.set_stick_slip_mode(k, slip);
-        let_go_[ki] = at_limit ? 1 : 0;
+        system_.set_stick_slip_mode(k, release_from_hold(k, t, y));
         system_.direct_slip_from_hold(k);  // a ball: along its acceleration
         system_.evaluate(t, y, Stage::kKinematics);
         log_switch(k, t, kStick, "slip");

@@ -74,6 +74,11 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// back against its kinetic friction at once) stuck again. Returns the
   /// number let go.
   int let_go_together(double t, VecX& y);
+  /// Stuck element k whose hold gives way at t (the System evaluated there
+  /// and left so): its slip mode, against its hold force (the look-ahead's
+  /// where it fired a moment later: at |lambda| = F_max exactly, or moved
+  /// by the others from rest); let_go_ marks it when at its limit now.
+  int release_from_hold(int k, double t, const VecX& y);
   /// The mode a decision of element k at this instant is logged from.
   int mode_before(int k, bool start) const;
   /// Woken element k's `rate` is the round-off of an impulse's solve.
