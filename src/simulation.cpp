@@ -387,6 +387,7 @@ bool Simulation::start(bool with_observers) {
   // assembled state (a contact's friction takes its normal force)
   if (event_contacts_) element_switches_ += contacts_->apply(t_, y_, true);
   if (!switching_->empty()) element_switches_ += switching_->apply(t_, y_, true);
+  if (event_contacts_) element_switches_ += open_pulling_contacts(t_, y_);
   defer_log_ = false;
 
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
@@ -543,6 +544,7 @@ bool Simulation::fire_events(double t, VecX& y) {
       // the tangents of the contacts that closed start to act, and an
       // impulse may have turned a slip round
       if (contact_switches > 0 && !switching_->empty()) element_switches_ += switching_->wake(t, y);
+      element_switches_ += open_pulling_contacts(t, y);
     }
     // after actions the side is judged a moment later: a condition that
     // they leave at exactly zero (a gap closed at rest that an impulse
@@ -573,6 +575,20 @@ bool Simulation::fire_events(double t, VecX& y) {
     }
   }
   return stop;
+}
+
+int Simulation::open_pulling_contacts(double t, VecX& y) {
+  int switches = 0;
+  // each opening takes a contact's tangents off; what their friction held
+  // may in turn unload another side (bounded: a side opens at most once)
+  for (int round = 0; round <= system_.contact_side_count(); ++round) {
+    if (!switching_->empty()) switching_->note_enabled(t, y);
+    const int opened = contacts_->open_pulling(t, y);
+    if (opened == 0) break;
+    switches += opened;
+    if (!switching_->empty()) switches += switching_->wake(t, y);
+  }
+  return switches;
 }
 
 void Simulation::log_warnings() {

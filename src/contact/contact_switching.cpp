@@ -26,6 +26,7 @@ ContactSwitching::ContactSwitching(System& system, Log log)
   offset_.assign(count, 0.0);
   pull_tolerance_.assign(count, 0.0);
   just_switched_.assign(count, 0);
+  now_.assign(count, 0.0);
 }
 
 std::vector<double> ContactSwitching::saved() const {
@@ -121,6 +122,41 @@ int ContactSwitching::settle_closed(double t, const VecX& y, const char* why) {
     log_({t, "contact", system_.contact_side_name(k),
           fmt::format("opened {}: the normal force would pull", why)});
     ++opened;
+  }
+  return opened;
+}
+
+int ContactSwitching::open_pulling(double t, const VecX& y) {
+  const auto count = static_cast<int>(g_last_.size());
+  int opened = 0;
+  for (int round = 0; round < count; ++round) {
+    for (int k = 0; k < count; ++k)
+      if (system_.contact_closed(k)) now_[static_cast<std::size_t>(k)] = value(k, t, y);
+    step_ahead(t, y);
+    const double delta = look_ahead_time(t);
+    // the side whose function is furthest below zero just after t
+    int pulling = -1;
+    double least = 0.0;
+    for (int k = 0; k < count; ++k) {
+      if (!system_.contact_closed(k)) continue;
+      const double g = side_after(now_[static_cast<std::size_t>(k)], value(k, t + delta, ahead_));
+      if (crossed(k, g) && g < least) {
+        least = g;
+        pulling = k;
+      }
+    }
+    if (pulling < 0) break;
+    const auto ki = static_cast<std::size_t>(pulling);
+    system_.set_contact_closed(pulling, false);
+    offset_[ki] = lift_off_offset(pulling, t, y);
+    g_last_[ki] = 1e-300;
+    just_switched_[ki] = 1;
+    log_({t, "contact", system_.contact_side_name(pulling),
+          fmt::format("opened with the others: its normal force would pull a moment later "
+                      "({:.6g} N)",
+                      least - pull_tolerance_[ki])});
+    ++opened;
+    opened += settle_closed(t, y, "with the others");
   }
   return opened;
 }

@@ -54,6 +54,13 @@ class ContactSwitching : public SwitchingSet<ContactSwitching> {
   /// onto those that the contacts allow too, is the projection onto the
   /// latter. Returns the number of mode changes.
   int after_impulse(double t, VecX& y) { return impact(t, y, {}); }
+  /// After an instant's decisions, opens a closed side whose normal force
+  /// pulls a moment later along the motion (one lifting with another that
+  /// opened first by round-off, or one a switch of friction mode unloads):
+  /// its switching function starts below zero, so no crossing would ever
+  /// be located. The side pulling most opens first, then the others are
+  /// looked at again. Returns the number opened.
+  int open_pulling(double t, const VecX& y);
 
  private:
   /// The offset of side k opening at (t, y) without an impact: its gap if
@@ -69,6 +76,7 @@ class ContactSwitching : public SwitchingSet<ContactSwitching> {
   std::vector<double> offset_;
   std::vector<double> pull_tolerance_;  // [N]: a closed side opens below -this
   std::vector<char> just_switched_;     // in the current instant: keep the side set by apply
+  std::vector<double> now_;             // open_pulling's switching functions at t
   int impacts_ = 0;
 };
 

@@ -880,6 +880,99 @@ TEST(ContactFriction, APushedBoxFlatOnFourRoughCornersSlipsAtMuSTimesItsWeight) 
   }
 }
 
+// A tall box (2a by 2c by 2h_c) on four rough corners, pushed at the centre
+// of its top by P = b t, tips about its front edge when P H = m g a (H its
+// height): the two rear corners reach N = 0 together and open together.
+// Regression: one opened first by round-off and the other was left closed
+// with its switching function already below zero, so no crossing was ever
+// located: it pulled the box down (-1.6 N) and the box never tipped. After
+// the tip, the box turns about its front edge, held by the stuck front
+// tangents: I_e theta'' = P (a sin theta + H cos theta) + m g (h_c sin theta
+// - a cos theta), I_e = I_yy + m (a^2 + h_c^2), integrated here by RK4.
+TEST(ContactFriction, ATallBoxPushedAtItsTopTipsAboutItsFrontEdge) {
+  const double m = 2.0, b = 5.0, a = 0.1, h_c = 0.2, H = 0.4, I_yy = m * (0.04 + 0.16) / 12.0;
+  const double t_tip = m * kG * a / (b * H);
+  const Model model = parse_model(fmt::format(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  box: {{mass: {}, inertia: [0.0417, {}, 0.0217], position: [0, 0, 0.2]}}
+shapes:
+  box_shape: {{body: box, type: box, size: [0.2, 0.3, 0.4]}}
+  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  floor: {{type: shapes, between: [ground, box], friction: {{mu: 0.5, mu_static: 0.6}}}}
+forces:
+  push: {{type: force, on: box, at: [0, 0, 0.4], direction: [1, 0, 0], value: {}*t}}
+simulate: {{until: 1.3, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                              m, I_yy, b),
+                                  "tall box");
+  std::vector<std::string> channels = {"box.wy", "energy.balance"};
+  for (int c = 0; c < 4; ++c)
+    for (const std::string channel : {"normal", "gap", "friction_x"})
+      channels.push_back(fmt::format("floor.p{}.{}", c, channel));
+  const test::RecordedRun r = test::run_and_record(model, channels);
+  ASSERT_DOUBLE_EQ(r.t.back(), 1.3);
+  // the rear corners p0, p2 (x = -a) open at the tip, both; nothing else switches
+  int opened = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.t == 0.0 || e.kind == "warning" || e.kind == "end") continue;
+    EXPECT_NEAR(e.t, t_tip, 1e-7) << e.kind << " " << e.name << " " << e.detail;
+    const bool rear = e.name.rfind("floor.p0", 0) == 0 || e.name.rfind("floor.p2", 0) == 0;
+    EXPECT_TRUE(rear) << e.kind << " " << e.name << " " << e.detail;
+    if (e.kind == "contact") {
+      EXPECT_NE(e.detail.find("opened"), std::string::npos) << e.name << " " << e.detail;
+      ++opened;
+    }
+  }
+  EXPECT_EQ(opened, 2);
+  // theta'' about the front edge, by RK4 from rest at the tip
+  const double I_e = I_yy + m * (a * a + h_c * h_c);
+  const auto accel = [&](double t, double theta) {
+    return (b * t * (a * std::sin(theta) + H * std::cos(theta)) +
+            m * kG * (h_c * std::sin(theta) - a * std::cos(theta))) /
+           I_e;
+  };
+  double t = t_tip, theta = 0.0, omega = 0.0;
+  const double dt = 1e-5;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double rear_sum = r["floor.p0.normal"][k] + r["floor.p2.normal"][k];
+    const double front_sum = r["floor.p1.normal"][k] + r["floor.p3.normal"][k];
+    for (int c = 0; c < 4; ++c) {
+      const double N = r[fmt::format("floor.p{}.normal", c)][k];
+      EXPECT_GE(N, -1e-9) << "corner " << c << " pulls at " << r.t[k];
+      EXPECT_LE(std::abs(r[fmt::format("floor.p{}.friction_x", c)][k]),
+                0.6 * std::max(N, 0.0) + 1e-9)
+          << "corner " << c << " at " << r.t[k];
+    }
+    if (r.t[k] < t_tip - 1e-6) {
+      // statics: the rear pair carries m g / 2 - P H / (2 a)
+      EXPECT_NEAR(rear_sum, m * kG / 2.0 - b * r.t[k] * H / (2.0 * a), 1e-9) << r.t[k];
+      EXPECT_NEAR(front_sum, m * kG / 2.0 + b * r.t[k] * H / (2.0 * a), 1e-9) << r.t[k];
+      EXPECT_NEAR(r["box.wy"][k], 0.0, 1e-9) << r.t[k];
+      continue;
+    }
+    if (r.t[k] < t_tip + 1e-6) continue;  // the tip's instant
+    while (t < r.t[k] - 1e-12) {
+      const double h = std::min(dt, r.t[k] - t);
+      const double k1v = accel(t, theta), k1x = omega;
+      const double k2v = accel(t + h / 2, theta + h / 2 * k1x), k2x = omega + h / 2 * k1v;
+      const double k3v = accel(t + h / 2, theta + h / 2 * k2x), k3x = omega + h / 2 * k2v;
+      const double k4v = accel(t + h, theta + h * k3x), k4x = omega + h * k3v;
+      theta += h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x);
+      omega += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+      t += h;
+    }
+    EXPECT_NEAR(r["box.wy"][k], omega, 1e-6) << r.t[k];
+    EXPECT_EQ(rear_sum, 0.0) << r.t[k];
+    // the rear corners rise by 2 a sin(theta)
+    EXPECT_NEAR(r["floor.p0.gap"][k], 2.0 * a * std::sin(theta), 1e-8) << r.t[k];
+    EXPECT_NEAR(r["floor.p2.gap"][k], 2.0 * a * std::sin(theta), 1e-8) << r.t[k];
+  }
+  EXPECT_GT(omega, 0.5);  // it has tipped well beyond round-off
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+}
+
 // A plank on three or four box feet, 12 or 16 rough corners on the floor,
 // pushed at its centre of mass by b t: the corners' 24 or 32 stuck tangents
 // hold its three in-plane degrees of freedom with 21 or 29 self-stress modes
