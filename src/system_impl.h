@@ -544,11 +544,15 @@ struct System::Impl {
     std::vector<std::vector<std::pair<int, double>>> modes;  // self_stress it was built from
     int structure_version = -1;
     std::size_t row_count = 0;  // rows.size() of the System then
-    std::vector<int> rows;      // the rows those modes touch
-    std::vector<char> touched;  // per row of D: one of `rows`
-    MatX basis;                 // rows x modes
-    MatX pseudo_inverse;        // modes x rows
-    VecX values, amplitudes;    // workspace
+    // the modes wholly among contact rows, in groups that share no row
+    struct Group {
+      std::vector<int> rows;    // the rows the group's modes touch
+      MatX basis;               // rows x modes
+      MatX pseudo_inverse;      // modes x rows
+      VecX values, amplitudes;  // workspace
+    };
+    std::vector<Group> groups;
+    std::vector<char> touched;  // per row of D: one of the groups' rows
     VecX residual;              // workspace: D^T s per body (6 n)
   } dependent_contacts;
   /// Stuck holds dependent among themselves (spread_dependent_holds):
