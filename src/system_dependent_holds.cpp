@@ -31,6 +31,8 @@
 // normal force (its friction would change the motion) are left as solved,
 // as are modes that no longer hold at this configuration (the check of
 // press_dependent_contacts).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -43,8 +45,8 @@ namespace ictus {
 namespace {
 
 // Bounds of one program: modes and terms that share elements.
-constexpr int kMaxModes = 32;
-constexpr int kMaxTerms = 64;
+constexpr int kMaxModes = 48;
+constexpr int kMaxTerms = 72;
 constexpr int kMaxRounds = 3;
 // a group's largest program has kMaxModes + kMaxTerms unknowns: its basis is kept
 static_assert(kMaxModes + kMaxTerms <= internal::LinearProgram::kMaxStart);
@@ -67,6 +69,7 @@ void System::Impl::spread_dependent_holds() {
   if (dh.structure_version != structure_version || dh.row_count != m ||
       dh.mode_count != modes) {  // sized with the structure, not in the step loop
     dh.structure_version = structure_version;
+    dh.beyond_bounds_warned = false;
     dh.row_count = m;
     dh.mode_count = modes;
     dh.carries.assign(m, 0);
@@ -234,7 +237,17 @@ void System::Impl::spread_dependent_holds() {
         break;
       }
     const int p = static_cast<int>(dh.members.size());
-    if (p > kMaxModes || static_cast<int>(dh.terms.size()) > kMaxTerms) continue;
+    if (p > kMaxModes || static_cast<int>(dh.terms.size()) > kMaxTerms) {
+      if (!dh.beyond_bounds_warned) {  // once per structure: not in the step loop
+        dh.beyond_bounds_warned = true;
+        warn(fmt::format(
+            "{} stuck friction holds and contact normal forces share {} self-stress modes, "
+            "beyond the {} terms and {} modes whose split ictus searches: their forces are "
+            "left as solved, and a stuck one may exceed mu_s N and be let go early",
+            dh.terms.size(), p, kMaxTerms, kMaxModes));
+      }
+      continue;
+    }
     // a joint's |N| is bounded below by a line: its program is solved again
     const bool linearised = std::any_of(dh.terms.begin(), dh.terms.end(), [&](int ti) {
       const auto e = static_cast<std::size_t>(ti);

@@ -587,6 +587,7 @@ struct System::Impl {
     // per self-stress mode and phase: the optimal basis of the group's
     // program that mode is the root of (2 mode + phase), for the next solve
     std::vector<internal::LinearProgram::Start> starts;
+    bool beyond_bounds_warned = false;  // since the structure changed
   } dependent_holds;
   /// A row whose multiplier acts: independent, or dependent with a share
   /// (press_dependent_contacts, spread_dependent_holds).

@@ -36,7 +36,7 @@ class LinearProgram {
  public:
   /// Bases of up to this many unknowns are kept (a solve of that size on
   /// the object itself, not on the heap).
-  static constexpr int kMaxStart = 96;
+  static constexpr int kMaxStart = 120;
   /// The optimal basis of an earlier solve, to start the next one from.
   class Start {
    public:
