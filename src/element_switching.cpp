@@ -375,10 +375,6 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
 
 int ElementSwitching::release_from_hold(int k, double t, const VecX& y) {
   const auto ki = static_cast<std::size_t>(k);
-  if (system_.stick_slip_drifted(k)) {
-    let_go_[ki] = 1;  // moved while stuck: it slips the way it moves
-    return system_.stick_slip_rate(k) > 0.0 ? kSlipPositive : kSlipNegative;
-  }
   double lambda = system_.friction_force(k);
   // at its limit now (not pushed beyond it by a change of this instant,
   // which the decision together may undo): it must slip

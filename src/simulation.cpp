@@ -406,6 +406,7 @@ bool Simulation::start(bool with_observers) {
     stop = apply_actions(t_, y_, initial, ActionPhase::kAfterAssembly);
     // as after an event: an impulse may have let a stuck element go
     if (!switching_->empty()) element_switches_ += switching_->wake(t_, y_);
+    if (event_contacts_) element_switches_ += open_pulling_contacts(t_, y_);
     system_.accept(t_, y_);
     log_warnings();
     if (with_observers) sample(t_, y_);  // after what happened at the start
@@ -566,6 +567,8 @@ bool Simulation::fire_events(double t, VecX& y) {
     stop = apply_actions(t, y, firing, ActionPhase::kAll);
     // an element switched on starts as at t0; an impulse may have turned a slip round
     if (!switching_->empty()) element_switches_ += switching_->wake(t, y);
+    // a load the actions switch off may leave a closed contact pulling
+    if (event_contacts_) element_switches_ += open_pulling_contacts(t, y);
     stats_.events += static_cast<int>(firing.size());
     // the fired conditions now hold (do not hold); the others keep
     // their value before the actions, so that a jump is seen as a crossing
@@ -793,6 +796,7 @@ bool Simulation::apply(const std::vector<Action>& actions, const std::string& na
     if (!switching_->empty()) switching_->note_enabled(t_, y_);
     bool stop = apply_actions(t_, y_, {&state}, ActionPhase::kCaller);
     if (!switching_->empty()) element_switches_ += switching_->wake(t_, y_);
+    if (event_contacts_) element_switches_ += open_pulling_contacts(t_, y_);
     // what the actions make cross acts at the same instant, as after an event
     if (!stop) stop = fire_events(t_, y_);
     system_.accept(t_, y_);

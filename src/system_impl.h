@@ -493,12 +493,6 @@ struct System::Impl {
   /// its body) but on no other stuck hold: they give its motion whatever
   /// its force (a ball's three rows are not judged).
   bool locked_by_others(int k) const;
-  /// Stick/slip element k, stuck, whose hold row is dropped as dependent on
-  /// other stuck holds (held_with_other_holds: two corners of one edge, each
-  /// stuck across it): at rest with them while the dependency holds.
-  bool held_with_others(int k) const;
-  /// Element k, stuck, with its hold row dropped as dependent (on any rows).
-  bool hold_dropped(int k) const;
   /// Element k's stuck hold: the acceleration of its coordinate at the
   /// last solve (D_r u' - gamma_r), and its response per unit force with
   /// the bodies free, as free_response.

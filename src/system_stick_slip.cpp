@@ -114,18 +114,6 @@ double System::friction_force(int k) {
 double System::stuck_margin(int k) {
   Impl& s = *impl_;
   const double margin = stick_slip_limit(k) - std::abs(friction_force(k));
-  if (s.held_with_others(k)) {
-    // Where the dependency holds only at this configuration, the motion
-    // moves the hold whatever its force: two rear corners of a box, stuck
-    // across their edge, are one row while the edge lies along that
-    // direction; as the box turns about the normal the corners move apart
-    // across it and one of them slides, unseen, at 2 cm/s with no friction
-    // force (until the rank came back and its row, enforced again, took
-    // forces of 2700 N to undo the drift). It slips once its rate leaves rest.
-    const double limit = stick_slip_limit(k);
-    return std::min(margin, (limit > 0.0 ? limit : 1.0) *
-                                (1.0 - std::abs(stick_slip_rate(k)) / s.locked_rate()));
-  }
   if (!s.locked_by_others(k)) return margin;
   const double force_scale = s.locked_force_scale(k);
   const double scale = force_scale > 0.0 ? force_scale : 1.0;  // only the sign counts then
@@ -144,30 +132,18 @@ bool System::stick_slip_locked(int k) const {
   return impl_->locked_by_others(k);
 }
 
-bool System::stick_slip_drifted(int k) {
-  return impl_->held_with_others(k) && std::abs(stick_slip_rate(k)) >= 0.5 * impl_->locked_rate();
-}
-
 double System::Impl::locked_rate() const {
   return 1e3 * model.settings().integrator.atol;
 }
 
-bool System::Impl::hold_dropped(int k) const {
+bool System::Impl::locked_by_others(int k) const {
   const auto ki = static_cast<std::size_t>(k);
   const DriverRuntime& d = drivers[static_cast<std::size_t>(hold_driver[ki])];
   if (d.hold_rotation || force_enabled[static_cast<std::size_t>(stick_slip_forces[ki])] == 0 ||
       forces[static_cast<std::size_t>(stick_slip_forces[ki])]->mode() != kStick)
     return false;
   const int row = hold_row(k);
-  return row >= 0 && dropped[static_cast<std::size_t>(row)] != 0;
-}
-
-bool System::Impl::locked_by_others(int k) const {
-  return hold_dropped(k) && !held_with_other_holds(hold_row(k));
-}
-
-bool System::Impl::held_with_others(int k) const {
-  return hold_dropped(k) && held_with_other_holds(hold_row(k));
+  return row >= 0 && dropped[static_cast<std::size_t>(row)] != 0 && !held_with_other_holds(row);
 }
 
 double System::Impl::hold_acceleration(int k) const {

@@ -281,17 +281,10 @@ class System final : public MechanicalSystem {
   /// (a driver on its joint) is locked: the others move it whatever its
   /// force, and it stays stuck only while they keep it at rest; its margin
   /// also falls to zero as its acceleration reaches the drift a decision at
-  /// zero rate takes for rest. One whose hold is dependent on other stuck
-  /// holds is at rest with them while the dependency holds; its margin
-  /// falls to zero as its rate leaves rest (the dependency held at one
-  /// configuration only).
+  /// zero rate takes for rest.
   double stuck_margin(int k);
   /// Element k is stuck and locked by the other rows (stuck_margin).
   bool stick_slip_locked(int k) const;
-  /// Element k is stuck, its hold dependent on other stuck holds, and the
-  /// motion has moved it (its rate beyond rest, stuck_margin): it slips the
-  /// way it moves. At the last evaluated state.
-  bool stick_slip_drifted(int k);
   /// True if element k is a joint's Coulomb friction, whose slip force and
   /// limit depend on the reactions (docs/theory/friction.md).
   bool stick_slip_needs_reactions(int k) const;
