@@ -880,6 +880,25 @@ TEST(ContactFriction, APushedBoxFlatOnFourRoughCornersSlipsAtMuSTimesItsWeight) 
   }
 }
 
+// A 2a = 0.2 by 0.3 by 0.4 m box of mass m on four rough corners, pushed
+// at the centre of its top by `push` (the force's value and keys).
+std::string tall_box(double m, double I_yy, const std::string& push, double until) {
+  return fmt::format(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  box: {{mass: {}, inertia: [0.0417, {}, 0.0217], position: [0, 0, 0.2]}}
+shapes:
+  box_shape: {{body: box, type: box, size: [0.2, 0.3, 0.4]}}
+  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  floor: {{type: shapes, between: [ground, box], friction: {{mu: 0.5, mu_static: 0.6}}}}
+forces:
+  push: {{type: force, on: box, at: [0, 0, 0.4], direction: [1, 0, 0], value: {}}}
+simulate: {{until: {}, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                     m, I_yy, push, until);
+}
+
 // A tall box (2a by 2c by 2h_c) on four rough corners, pushed at the centre
 // of its top by P = b t, tips about its front edge when P H = m g a (H its
 // height): the two rear corners reach N = 0 together and open together.
@@ -892,21 +911,7 @@ TEST(ContactFriction, APushedBoxFlatOnFourRoughCornersSlipsAtMuSTimesItsWeight) 
 TEST(ContactFriction, ATallBoxPushedAtItsTopTipsAboutItsFrontEdge) {
   const double m = 2.0, b = 5.0, a = 0.1, h_c = 0.2, H = 0.4, I_yy = m * (0.04 + 0.16) / 12.0;
   const double t_tip = m * kG * a / (b * H);
-  const Model model = parse_model(fmt::format(R"(
-gravity: [0, 0, -9.81]
-bodies:
-  box: {{mass: {}, inertia: [0.0417, {}, 0.0217], position: [0, 0, 0.2]}}
-shapes:
-  box_shape: {{body: box, type: box, size: [0.2, 0.3, 0.4]}}
-  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
-contacts:
-  floor: {{type: shapes, between: [ground, box], friction: {{mu: 0.5, mu_static: 0.6}}}}
-forces:
-  push: {{type: force, on: box, at: [0, 0, 0.4], direction: [1, 0, 0], value: {}*t}}
-simulate: {{until: 1.3, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
-)",
-                                              m, I_yy, b),
-                                  "tall box");
+  const Model model = parse_model(tall_box(m, I_yy, fmt::format("{}*t", b), 1.3), "tall box");
   std::vector<std::string> channels = {"box.wy", "energy.balance"};
   for (int c = 0; c < 4; ++c)
     for (const std::string channel : {"normal", "gap", "friction_x"})
@@ -975,20 +980,7 @@ simulate: {{until: 1.3, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
   // a push of 8 N > m g a / H switched on by a condition at 0.3 s: the rear
   // corners open then, at the event's actions (they stayed closed, pulling
   // -3.1 N, when the opening was looked for before the actions only)
-  std::string stepped = fmt::format(R"(
-gravity: [0, 0, -9.81]
-bodies:
-  box: {{mass: {}, inertia: [0.0417, {}, 0.0217], position: [0, 0, 0.2]}}
-shapes:
-  box_shape: {{body: box, type: box, size: [0.2, 0.3, 0.4]}}
-  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
-contacts:
-  floor: {{type: shapes, between: [ground, box], friction: {{mu: 0.5, mu_static: 0.6}}}}
-forces:
-  push: {{type: force, on: box, at: [0, 0, 0.4], direction: [1, 0, 0], value: 8, after: t > 0.3}}
-simulate: {{until: 0.5, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
-)",
-                                    m, I_yy);
+  const std::string stepped = tall_box(m, I_yy, "8, after: t > 0.3", 0.5);
   const test::RecordedRun s =
       test::run_and_record(parse_model(stepped, "tall box, stepped push"),
                            {"box.wy", "floor.p0.normal", "floor.p2.normal"});
