@@ -265,6 +265,24 @@ int ElementSwitching::wake(double t, VecX& y) {
     waking_[ki] = switched_on || let_go || turned || reversed ? 1 : 0;
     any = any || waking_[ki] != 0;
   }
+  // Still stuck, but beyond its limit: the switches (a load switched off, a
+  // contact closed or opened) changed the force its hold takes. Its margin
+  // starts the next step below zero, so no crossing of it would ever be
+  // located, and it would stay stuck beyond its cone. It fires now instead
+  // (decide's rounds after the first let it go, as a hold that gives way,
+  // with those it gives way together with).
+  bool evaluated = false;
+  for (int k = 0; k < count; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    if (waking_[ki] != 0 || !system_.stick_slip_enabled(k) ||
+        system_.stick_slip_element(k).mode() != kStick)
+      continue;
+    if (!evaluated) system_.evaluate(t, y, Stage::kDynamics);
+    evaluated = true;
+    const double tolerance =
+        1e-9 * (system_.stick_slip_limit(k) + std::abs(system_.friction_force(k)));
+    any = any || system_.stuck_margin(k) < -tolerance;
+  }
   if (!any) return 0;
   run_start_ = false;
   const int switches = decide(t, y, true);

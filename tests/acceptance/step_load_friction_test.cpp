@@ -1,0 +1,223 @@
+// A load that an event's action switches on or off while a friction element
+// is stuck (docs/theory/stick-slip.md, "Switching"). A switched
+// load can take a hold beyond mu_s N at once: its margin then starts the next
+// step below zero and no crossing of it is ever located, so it must be let go
+// at the instant of the action itself (ElementSwitching::wake). Before, the
+// three mechanisms below stayed stuck to the end of the run, each holding a
+// force beyond its static limit.
+//
+// Closed forms, all loads constant after the switch at t_on:
+//   a slider in a rough horizontal guide, or a flat box on four rough
+//   corners, pushed along x by a step P > mu_s m g: slips at t_on with
+//   x'' = (P - mu m g) / m, friction -mu m g;
+//   with a step P < mu_s m g it stays stuck, the friction force -P;
+//   a block held on an incline (tan a > mu_s) by a force m g sin a up the
+//   slope, switched off: slides down at t_off with g (sin a - mu cos a).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ictus/model_file.h"
+#include "support/test_support.h"
+
+namespace ictus {
+namespace {
+
+constexpr double kG = 9.81, kMass = 1.0, kMu = 0.4, kMuStatic = 0.5, kSwitch = 0.3;
+
+constexpr const char* kGuide = R"(ictus: 1
+name: slider in a rough guide with a step push
+parameters: {P: 6}
+gravity: [0, -9.81, 0]
+bodies:
+  slider: {mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}
+joints:
+  guide:
+    type: prismatic
+    between: [ground, slider]
+    at: [0, 0, 0]
+    axis: [1, 0, 0]
+    friction: {mu: 0.4, mu_static: 0.5}
+forces:
+  push: {type: force, on: slider, direction: [1, 0, 0], value: P, after: t > 0.3}
+simulate:
+  until: 1
+  output_step: 0.01
+  rtol: 1e-10
+  atol: 1e-12
+  outputs: [guide.x, guide.friction, guide.friction_mode, energy.balance]
+)";
+
+constexpr const char* kFlatBox = R"(ictus: 1
+name: flat box on four rough corners with a step push
+parameters: {P: 6}
+gravity: [0, 0, -9.81]
+bodies:
+  box: {mass: 1, inertia: [0.0035, 0.0035, 0.0067], position: [0, 0, 0.025]}
+shapes:
+  box_shape: {body: box, type: box, size: [0.2, 0.2, 0.05]}
+  floor_plane: {body: ground, type: plane, normal: [0, 0, 1]}
+contacts:
+  floor: {type: shapes, between: [ground, box], friction: {mu: 0.4, mu_static: 0.5}}
+forces:
+  # at the centre of mass: no moment, each corner carries m g / 4
+  push: {type: force, on: box, at: [0, 0, 0.025], direction: [1, 0, 0], value: P, after: t > 0.3}
+simulate:
+  until: 1
+  output_step: 0.01
+  rtol: 1e-10
+  atol: 1e-12
+  outputs: [box.x, box.y, box.wz, floor.*, energy.balance]
+)";
+
+constexpr const char* kHeldOnIncline = R"(ictus: 1
+name: block held on an incline, the hold switched off
+parameters: {angle: 0.5, r: 0.05}
+gravity: [0, 0, -9.81]
+bodies:
+  block:
+    mass: 1
+    point_mass: true
+    position: [r*(-sin(angle)), 0, r*cos(angle)]
+shapes:
+  foot: {body: block, type: sphere, radius: r}
+  slope: {body: ground, type: plane, normal: [-sin(angle), 0, cos(angle)]}
+contacts:
+  slope_contact: {type: shapes, between: [ground, block], friction: {mu: 0.4, mu_static: 0.5}}
+forces:
+  hold:
+    type: force
+    on: block
+    direction: [cos(angle), 0, sin(angle)]
+    value: 9.81*sin(angle)
+    until: t > 0.3
+simulate:
+  until: 1
+  output_step: 0.01
+  max_step: 0.01
+  rtol: 1e-10
+  atol: 1e-12
+  outputs: [block.x, block.z, slope_contact.friction_x, slope_contact.friction_mode_x,
+            slope_contact.normal, energy.balance]
+)";
+
+// The instants of the run's stick/slip switches other than those at t0.
+std::vector<double> switch_times(const test::RecordedRun& r) {
+  std::vector<double> times;
+  for (const EventRecord& e : r.events)
+    if ((e.kind == "slip" || e.kind == "stick" || e.kind == "reversal") && e.t > 0.0)
+      times.push_back(e.t);
+  return times;
+}
+
+TEST(StepLoadFriction, AGuidePushedBeyondItsStaticLimitSlipsAtTheStep) {
+  const test::RecordedRun r =
+      test::run_and_record(parse_model(kGuide, "guide"),
+                           {"guide.x", "guide.friction", "guide.friction_mode", "energy.balance"});
+  const std::vector<double> switches = switch_times(r);
+  ASSERT_EQ(switches.size(), 1U);
+  EXPECT_NEAR(switches[0], kSwitch, 1e-9);
+  const double P = 6.0, a = (P - kMu * kMass * kG) / kMass;
+  double worst = 0.0;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double tau = r.t[k] - kSwitch;
+    if (std::abs(tau) < 1e-9) continue;  // the samples just before and after the step
+    if (tau < 0.0) {
+      EXPECT_EQ(r["guide.x"][k], 0.0) << r.t[k];
+      continue;
+    }
+    worst = std::max(worst, std::abs(r["guide.x"][k] - 0.5 * a * tau * tau));
+    EXPECT_EQ(r["guide.friction_mode"][k], 1.0) << r.t[k];
+    EXPECT_NEAR(r["guide.friction"][k], -kMu * kMass * kG, 1e-9) << r.t[k];
+  }
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print(
+      "guide, step push {} N: slips at {:.12f} s, x within {:.1e} m of (P - mu m g) t^2/2m\n", P,
+      switches[0], worst);
+}
+
+TEST(StepLoadFriction, AGuidePushedWithinItsStaticLimitStaysStuck) {
+  const double P = 4.0;  // below mu_s m g = 4.905 N
+  const test::RecordedRun r =
+      test::run_and_record(parse_model(kGuide, "guide", {{"P", fmt::format("{}", P)}}),
+                           {"guide.x", "guide.friction", "guide.friction_mode"});
+  EXPECT_TRUE(switch_times(r).empty());
+  EXPECT_EQ(r.max_abs("guide.x"), 0.0);
+  EXPECT_EQ(r.max_abs("guide.friction_mode"), 0.0);
+  EXPECT_NEAR(r.final("guide.friction"), -P, 1e-9);
+}
+
+TEST(StepLoadFriction, AFlatBoxPushedBeyondItsStaticLimitSlipsAtTheStepOnAllFourCorners) {
+  std::vector<std::string> channels = {"box.x", "box.y", "box.wz", "energy.balance"};
+  for (int c = 0; c < 4; ++c)
+    for (const char* what : {"normal", "friction_x", "friction_y", "friction_mode_x"})
+      channels.push_back(fmt::format("floor.p{}.{}", c, what));
+  const test::RecordedRun r = test::run_and_record(parse_model(kFlatBox, "flat box"), channels);
+  const std::vector<double> switches = switch_times(r);
+  ASSERT_EQ(switches.size(), 4U);  // the four x tangents, together
+  for (const double t : switches) EXPECT_NEAR(t, kSwitch, 1e-9);
+  const double P = 6.0, a = (P - kMu * kMass * kG) / kMass;
+  double worst = 0.0;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double tau = r.t[k] - kSwitch;
+    if (std::abs(tau) < 1e-9) continue;
+    if (tau < 0.0) {
+      EXPECT_NEAR(r["box.x"][k], 0.0, 1e-12) << r.t[k];
+      continue;
+    }
+    worst = std::max(worst, std::abs(r["box.x"][k] - 0.5 * a * tau * tau));
+    double friction = 0.0;
+    for (int c = 0; c < 4; ++c) {
+      const std::string p = fmt::format("floor.p{}.", c);
+      EXPECT_EQ(r[p + "friction_mode_x"][k], 1.0) << p << " " << r.t[k];
+      EXPECT_NEAR(r[p + "friction_x"][k], -kMu * r[p + "normal"][k], 1e-9) << p << " " << r.t[k];
+      EXPECT_GT(r[p + "normal"][k], 0.0) << p << " " << r.t[k];
+      friction += r[p + "friction_x"][k];
+    }
+    EXPECT_NEAR(friction, -kMu * kMass * kG, 1e-9) << r.t[k];
+  }
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(r.max_abs("box.y"), 1e-12);
+  EXPECT_LT(r.max_abs("box.wz"), 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print("flat box, step push {} N: slips at {:.12f} s, x within {:.1e} m\n", P, switches[0],
+             worst);
+}
+
+TEST(StepLoadFriction, ABlockWhoseHoldOnAnInclineIsSwitchedOffSlidesAtOnce) {
+  const double angle = 0.5;  // tan = 0.546 > mu_s
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(kHeldOnIncline, "held block"),
+      {"block.x", "block.z", "slope_contact.friction_x", "slope_contact.friction_mode_x",
+       "slope_contact.normal", "energy.balance"});
+  const std::vector<double> switches = switch_times(r);
+  ASSERT_EQ(switches.size(), 1U);
+  EXPECT_NEAR(switches[0], kSwitch, 1e-9);
+  const double a = kG * (std::sin(angle) - kMu * std::cos(angle));
+  double worst = 0.0;
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double tau = r.t[k] - kSwitch;
+    if (std::abs(tau) < 1e-9) continue;
+    const double down = -((r["block.x"][k] - r["block.x"][0]) * std::cos(angle) +
+                          (r["block.z"][k] - r["block.z"][0]) * std::sin(angle));
+    if (tau < 0.0) {
+      EXPECT_NEAR(down, 0.0, 1e-12) << r.t[k];
+      continue;
+    }
+    worst = std::max(worst, std::abs(down - 0.5 * a * tau * tau));
+    EXPECT_NEAR(std::abs(r["slope_contact.friction_x"][k]), kMu * r["slope_contact.normal"][k],
+                1e-9)
+        << r.t[k];
+  }
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
+  fmt::print("held block, hold switched off: slides at {:.12f} s, within {:.1e} m\n", switches[0],
+             worst);
+}
+
+}  // namespace
+}  // namespace ictus
