@@ -38,6 +38,7 @@
 #include <algorithm>
 
 #include "system_impl.h"
+#include "union_find.h"
 
 namespace ictus {
 
@@ -79,24 +80,21 @@ void System::Impl::press_dependent_contacts(VecX& mult) {
     // groups: modes joined when they share a row (the first mode on each row)
     std::vector<int> parent(chosen.size()), first_on_row(m, -1);
     for (std::size_t j = 0; j < chosen.size(); ++j) parent[j] = static_cast<int>(j);
-    auto root = [&](int j) {
-      while (parent[static_cast<std::size_t>(j)] != j) j = parent[static_cast<std::size_t>(j)];
-      return j;
-    };
     for (std::size_t j = 0; j < chosen.size(); ++j)
       for (const auto& [row, coefficient] : *chosen[j]) {
         int& first = first_on_row[static_cast<std::size_t>(row)];
         if (first < 0) {
           first = static_cast<int>(j);
         } else {
-          parent[static_cast<std::size_t>(root(static_cast<int>(j)))] = root(first);
+          internal::union_find_join(parent, static_cast<int>(j), first);
         }
       }
     dc.groups.clear();
     dc.touched.assign(m, 0);
     std::vector<int> group_of(chosen.size(), -1);
     for (std::size_t j = 0; j < chosen.size(); ++j) {
-      int& g = group_of[static_cast<std::size_t>(root(static_cast<int>(j)))];
+      int& g = group_of[static_cast<std::size_t>(
+          internal::union_find_root(parent, static_cast<int>(j)))];
       if (g < 0) {
         g = static_cast<int>(dc.groups.size());
         dc.groups.emplace_back();

@@ -39,6 +39,7 @@
 
 #include "ictus/forces/joint_friction.h"
 #include "system_impl.h"
+#include "union_find.h"
 
 namespace ictus {
 
@@ -50,15 +51,6 @@ constexpr int kMaxTerms = 72;
 constexpr int kMaxRounds = 3;
 // a group's largest program has kMaxModes + kMaxTerms unknowns: its basis is kept
 static_assert(kMaxModes + kMaxTerms <= internal::LinearProgram::kMaxStart);
-
-int root_of(std::vector<int>& parent, int k) {
-  while (parent[static_cast<std::size_t>(k)] != k) {
-    const auto i = static_cast<std::size_t>(k);
-    parent[i] = parent[static_cast<std::size_t>(parent[i])];
-    k = parent[i];
-  }
-  return k;
-}
 
 }  // namespace
 
@@ -214,19 +206,20 @@ void System::Impl::spread_dependent_holds() {
       if (first < 0)
         first = static_cast<int>(k);
       else
-        dh.group[static_cast<std::size_t>(root_of(dh.group, static_cast<int>(k)))] =
-            root_of(dh.group, first);
+        internal::union_find_join(dh.group, static_cast<int>(k), first);
     }
   }
 
   // 3. each group's program
   internal::LinearProgram& lp = dh.program;
   for (std::size_t root = 0; root < modes; ++root) {
-    if (dh.usable[root] == 0 || root_of(dh.group, static_cast<int>(root)) != static_cast<int>(root))
+    if (dh.usable[root] == 0 ||
+        internal::union_find_root(dh.group, static_cast<int>(root)) != static_cast<int>(root))
       continue;
     dh.members.clear();
     for (std::size_t k = 0; k < modes; ++k)
-      if (dh.usable[k] != 0 && root_of(dh.group, static_cast<int>(k)) == static_cast<int>(root))
+      if (dh.usable[k] != 0 &&
+          internal::union_find_root(dh.group, static_cast<int>(k)) == static_cast<int>(root))
         dh.members.push_back(static_cast<int>(k));
     dh.terms.clear();
     for (std::size_t ti = 0; ti < T; ++ti)

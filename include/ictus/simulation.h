@@ -173,9 +173,11 @@ class Simulation final {
   /// then those the actions made cross, until nothing changes. Returns true
   /// if an action stops the run.
   bool fire_events(double t, VecX& y);
-  /// After the instant's stick/slip and contact decisions: opens the closed
-  /// contacts that would pull a moment later (ContactSwitching::open_pulling)
-  /// and decides again the elements that changes. Returns the switches.
+  /// After the instant's stick/slip and contact decisions, and after every
+  /// event's actions (at the start, at an instant, or a caller's apply()):
+  /// opens the closed contacts that would pull a moment later
+  /// (ContactSwitching::open_pulling) and decides again the elements that
+  /// changes. Returns the switches.
   int open_pulling_contacts(double t, VecX& y);
   /// Records the failure of the run and tells the observers (on_finish).
   void fail(double t, const std::exception& e);
