@@ -384,6 +384,15 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
     // held where it is: the plastic impact of its hold row takes out the
     // rate the release left (as a decision at zero rate that sticks)
     if (system_.set_stick_slip_mode(relieved, kStick)) system_.apply_impact(t, y);
+    // well within its limit now, with the others let go: its side a moment
+    // ahead from an earlier round (beyond its limit before they were) no
+    // longer fires it in the loop that follows (two stacked guides under a
+    // step push, both beyond their limits: the upper one, relieved, was let
+    // go again and slipped against its motion)
+    system_.evaluate(t, y, Stage::kDynamics);
+    if (system_.stuck_margin(relieved) >
+        1e-9 * (system_.stick_slip_limit(relieved) + std::abs(system_.friction_force(relieved))))
+      ahead_negative_[ri] = 0;
   }
   system_.evaluate(t, y, Stage::kKinematics);
   for (int k = 0; k < count; ++k)

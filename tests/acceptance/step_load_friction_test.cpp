@@ -104,6 +104,33 @@ simulate:
             slope_contact.normal, energy.balance]
 )";
 
+// Two blocks in rough guides (tests/models/stacked_blocks_friction.yaml
+// without initial rates), the upper one pushed by a step P: held together,
+// both holds are beyond their limits (P > mu_s1 (m1 + m2) g, P > mu_s2 m2 g).
+// Only the floor slips: the pair accelerates at a = (P - mu1 (m1 + m2) g) /
+// (m1 + m2), and the upper guide holds m2 a - P within its limit.
+constexpr const char* kStackedGuides = R"(ictus: 1
+name: stacked blocks in rough guides with a step push
+parameters: {P: 25}
+gravity: [0, -9.81, 0]
+bodies:
+  lower: {mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}
+  upper: {mass: 4, inertia: [0.1, 0.1, 0.1], position: [0, 1, 0]}
+joints:
+  floor: {type: prismatic, between: [ground, lower], at: [0, 0, 0], axis: [1, 0, 0],
+          friction: {mu: 0.3, mu_static: 0.35}}
+  top: {type: prismatic, between: [lower, upper], at: [0, 1, 0], axis: [1, 0, 0],
+        friction: {mu: 0.5, mu_static: 0.6}}
+forces:
+  push: {type: force, on: upper, direction: [1, 0, 0], value: P, after: t > 0.3}
+simulate:
+  until: 1
+  output_step: 0.01
+  rtol: 1e-10
+  atol: 1e-12
+  outputs: [floor.v, top.v, top.friction, top.friction_mode, energy.balance]
+)";
+
 // The instants of the run's stick/slip switches other than those at t0.
 std::vector<double> switch_times(const test::RecordedRun& r) {
   std::vector<double> times;
@@ -138,6 +165,26 @@ TEST(StepLoadFriction, AGuidePushedBeyondItsStaticLimitSlipsAtTheStep) {
   fmt::print(
       "guide, step push {} N: slips at {:.12f} s, x within {:.1e} m of (P - mu m g) t^2/2m\n", P,
       switches[0], worst);
+}
+
+TEST(StepLoadFriction, StackedGuidesPushedBeyondBothLimitsSlipOnlyOnTheFloor) {
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(kStackedGuides, "stacked guides"),
+      {"floor.v", "top.v", "top.friction", "top.friction_mode", "energy.balance"});
+  const std::vector<double> switches = switch_times(r);
+  ASSERT_EQ(switches.size(), 1U);  // the floor's slip only
+  EXPECT_NEAR(switches[0], kSwitch, 1e-9);
+  const double P = 25.0, m1 = 1.0, m2 = 4.0;
+  const double a = (P - 0.3 * (m1 + m2) * kG) / (m1 + m2);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    const double tau = r.t[k] - kSwitch;
+    if (tau <= 1e-9) continue;
+    EXPECT_NEAR(r["floor.v"][k], a * tau, 1e-9) << r.t[k];
+    EXPECT_NEAR(r["top.v"][k], 0.0, 1e-12) << r.t[k];
+    EXPECT_EQ(r["top.friction_mode"][k], 0.0) << r.t[k];
+    EXPECT_NEAR(r["top.friction"][k], m2 * a - P, 1e-9) << r.t[k];
+  }
+  EXPECT_LT(r.max_abs("energy.balance"), 1e-9);
 }
 
 TEST(StepLoadFriction, AGuidePushedWithinItsStaticLimitStaysStuck) {
