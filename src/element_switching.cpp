@@ -265,8 +265,8 @@ int ElementSwitching::wake(double t, VecX& y) {
     waking_[ki] = switched_on || let_go || turned || reversed ? 1 : 0;
     any = any || waking_[ki] != 0;
   }
-  // Still stuck, but beyond its limit: the switches (a load switched off, a
-  // contact closed or opened) changed the force its hold takes. Its margin
+  // Still stuck, but beyond its limit: the switches (a load switched on or
+  // off, a contact closed or opened) changed the force its hold takes. Its margin
   // starts the next step below zero, so no crossing of it would ever be
   // located, and it would stay stuck beyond its cone. It fires now instead
   // (decide's rounds after the first let it go, as a hold that gives way,

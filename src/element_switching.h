@@ -50,10 +50,12 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// After those switches: decides, as at the start of a run, the elements
   /// switched on since note_enabled() (the tangents of contacts that
   /// closed), the stuck ones let go undecided (a contact opened for a
-  /// moment within an impact), the slipping ones that an impulse turned
-  /// round, and the stuck ones the switches left beyond their limits: one
-  /// that moves slips the way it moves (logged `slip`, or `reversal`), one
-  /// at rest is decided at zero rate. Returns the number of switches.
+  /// moment within an impact), and the slipping ones that an impulse turned
+  /// round: one that moves slips the way it moves (logged `slip`, or
+  /// `reversal`), one at rest is decided at zero rate. A stuck one the
+  /// switches left beyond its limit is let go as a hold that gives way
+  /// (let_go_together, in decide's later rounds). Returns the number of
+  /// switches.
   int wake(double t, VecX& y);
   /// Look-ahead side of every function just after t (as settle_conditions).
   void settle(double t, const VecX& y);
