@@ -268,22 +268,36 @@ int ElementSwitching::wake(double t, VecX& y) {
   // Still stuck, but beyond its limit: the switches (a load switched on or
   // off, a contact closed or opened) changed the force its hold takes. Its margin
   // starts the next step below zero, so no crossing of it would ever be
-  // located, and it would stay stuck beyond its cone. It fires now instead
-  // (decide's rounds after the first let it go, as a hold that gives way,
-  // with those it gives way together with).
+  // located, and it would stay stuck beyond its cone. It fires now instead.
+  any = any_beyond_limit(t, y) || any;
+  return any ? decide_woken(t, y) : 0;
+}
+
+int ElementSwitching::let_go_overloaded(double t, VecX& y) {
+  std::fill(waking_.begin(), waking_.end(), char{0});
+  return any_beyond_limit(t, y) ? decide_woken(t, y) : 0;
+}
+
+double ElementSwitching::hold_round_off(int k) {
+  return 1e-9 * (system_.stick_slip_limit(k) + std::abs(system_.friction_force(k)));
+}
+
+bool ElementSwitching::any_beyond_limit(double t, const VecX& y) {
   bool evaluated = false;
-  for (int k = 0; k < count; ++k) {
-    const auto ki = static_cast<std::size_t>(k);
-    if (waking_[ki] != 0 || !system_.stick_slip_enabled(k) ||
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    if (waking_[static_cast<std::size_t>(k)] != 0 || !system_.stick_slip_enabled(k) ||
         system_.stick_slip_element(k).mode() != kStick)
       continue;
     if (!evaluated) system_.evaluate(t, y, Stage::kDynamics);
     evaluated = true;
-    const double tolerance =
-        1e-9 * (system_.stick_slip_limit(k) + std::abs(system_.friction_force(k)));
-    any = any || system_.stuck_margin(k) < -tolerance;
+    if (system_.stuck_margin(k) < -hold_round_off(k)) return true;
   }
-  if (!any) return 0;
+  return false;
+}
+
+int ElementSwitching::decide_woken(double t, VecX& y) {
+  // decide's rounds after the first let a stuck one beyond its limit go, as
+  // a hold that gives way, with those it gives way together with
   run_start_ = false;
   const int switches = decide(t, y, true);
   run_start_ = true;
@@ -390,9 +404,7 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
     // step push, both beyond their limits: the upper one, relieved, was let
     // go again and slipped against its motion)
     system_.evaluate(t, y, Stage::kDynamics);
-    if (system_.stuck_margin(relieved) >
-        1e-9 * (system_.stick_slip_limit(relieved) + std::abs(system_.friction_force(relieved))))
-      ahead_negative_[ri] = 0;
+    if (system_.stuck_margin(relieved) > hold_round_off(relieved)) ahead_negative_[ri] = 0;
   }
   system_.evaluate(t, y, Stage::kKinematics);
   for (int k = 0; k < count; ++k)
@@ -405,8 +417,7 @@ int ElementSwitching::release_from_hold(int k, double t, const VecX& y) {
   double lambda = system_.friction_force(k);
   // at its limit now (not pushed beyond it by a change of this instant,
   // which the decision together may undo): it must slip
-  let_go_[ki] =
-      system_.stuck_margin(k) >= -1e-9 * (system_.stick_slip_limit(k) + std::abs(lambda)) ? 1 : 0;
+  let_go_[ki] = system_.stuck_margin(k) >= -hold_round_off(k) ? 1 : 0;
   if (ahead_negative_[ki] == 0) return system_.slip_mode_from_hold(k, lambda);
   lambda = lambda_ahead_[ki];
   if (!system_.stick_slip_locked(k)) return system_.slip_mode_from_hold(k, lambda);

@@ -57,6 +57,13 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// (let_go_together, in decide's later rounds). Returns the number of
   /// switches.
   int wake(double t, VecX& y);
+  /// At an accepted state: a stuck element beyond its limit there is let
+  /// go at once, as by wake(). Its margin jumped below zero where the step
+  /// was accepted, past any crossing the step could locate: the accepted
+  /// state changed the rank (a dependent hold, its force zero, is kept
+  /// again as the rows part, and takes the force the rigid model gives it
+  /// there). Returns the number of switches.
+  int let_go_overloaded(double t, VecX& y);
   /// Look-ahead side of every function just after t (as settle_conditions).
   void settle(double t, const VecX& y);
 
@@ -81,6 +88,16 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// where it fired a moment later: at |lambda| = F_max exactly, or moved
   /// by the others from rest); let_go_ marks it when at its limit now.
   int release_from_hold(int k, double t, const VecX& y);
+  /// Stuck element k's margin below which it is beyond its limit, and
+  /// above whose negative it is well within (the System evaluated):
+  /// 1e-9 (F_max + |lambda|), the round-off of its hold force.
+  double hold_round_off(int k);
+  /// A stuck element not waking is beyond its limit at (t, y).
+  bool any_beyond_limit(double t, const VecX& y);
+  /// Lets go the stuck elements beyond their limits at t, with those they
+  /// give way together with (decide's rounds after the first); the others
+  /// woken as waking_ marks them.
+  int decide_woken(double t, VecX& y);
   /// The mode a decision of element k at this instant is logged from.
   int mode_before(int k, bool start) const;
   /// Woken element k's `rate` is the round-off of an impulse's solve.

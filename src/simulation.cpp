@@ -730,6 +730,15 @@ void Simulation::advance(double target) {
       t_ = t1;
       if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
       log_warnings();  // also those of an accepted step that changed nothing
+      // a stuck element the accepted state loads beyond its limit (a
+      // dependent hold kept again as its rows part) lets go here
+      if (!switching_->empty()) {
+        const int let_go = switching_->let_go_overloaded(t_, y_);
+        if (let_go > 0) {
+          element_switches_ += let_go;
+          stepper_->reset(t_, y_);
+        }
+      }
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
       if (event_contacts_) contacts_->remember(t_, y_);
