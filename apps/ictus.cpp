@@ -384,6 +384,14 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitRefused;
   }
+  // --quiet: nothing on stdout, not even a library's line: siconos-numerics'
+  // pivoting prints "We are on ray" to stdout wherever it fails, whatever its
+  // verbosity (its fallbacks then solve the problem). Errors go to stderr.
+  // Done before any thread starts: the stream is the process's.
+  if ((run->parsed() && run_opt.quiet) || (sweep->parsed() && sweep_opt.quiet) ||
+      (optimize->parsed() && optimize_opt.quiet)) {
+    [[maybe_unused]] std::FILE* silenced = std::freopen("/dev/null", "w", stdout);
+  }
   if (run->parsed()) common.model_path = run_opt.model_path;
   if (sweep->parsed()) common.model_path = sweep_opt.study_path;
   if (optimize->parsed()) common.model_path = optimize_opt.study_path;

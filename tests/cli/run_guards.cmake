@@ -1,6 +1,6 @@
 # The guards of `ictus run` (docs/cli.md): the energy audit's exit status,
 # the max_steps guard and its override, the expected-output-size check and
-# --max-output.
+# --max-output, and the silence of --quiet on stdout.
 #   cmake -DICTUS=<ictus> -DSOURCE=<source dir> -DOUT=<work dir> -P run_guards.cmake
 set(failures "")
 function(run_case name expected_exit)
@@ -68,6 +68,15 @@ run_case(size_small_refused 2 ARGS ${OUT}/every_channel.yaml --until 60 --max-ou
 run_case(size_small_allowed 0 ARGS ${OUT}/every_channel.yaml --until 60 --max-output 10M)
 run_case(size_malformed 2 ARGS ${OUT}/every_channel.yaml --max-output lots
          EXPECT "--max-output: error: expected a size such as 500M")
+
+# --quiet prints nothing on stdout, not even siconos-numerics' line where its
+# pivoting ends on a ray (the tall box landing on its side)
+execute_process(COMMAND ${ICTUS} run ${SOURCE}/tests/cli/models/tall_box_pushed_over.yaml
+                        --out ${OUT}/quiet_run --quiet
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "" OR NOT err STREQUAL "")
+  set(failures "${failures}\nquiet_run: exit ${rc}, stdout '${out}', stderr '${err}'")
+endif()
 
 if(failures)
   message(FATAL_ERROR "${failures}")
