@@ -273,9 +273,63 @@ int ElementSwitching::wake(double t, VecX& y) {
   return any ? decide_woken(t, y) : 0;
 }
 
-int ElementSwitching::let_go_overloaded(double t, VecX& y) {
+bool ElementSwitching::beyond_limit(double t, const VecX& y) {
   std::fill(waking_.begin(), waking_.end(), char{0});
-  return any_beyond_limit(t, y) ? decide_woken(t, y) : 0;
+  return any_beyond_limit(t, y);
+}
+
+int ElementSwitching::let_go_overloaded(double t, VecX& y) {
+  return beyond_limit(t, y) ? decide_woken(t, y) : 0;
+}
+
+bool ElementSwitching::slipping_against(double t, const VecX& y) {
+  system_.evaluate(t, y, Stage::kKinematics);
+  // beyond atol and the round-off of the fastest element's rate (a dry
+  // friction mount let go under IDA moves at its hold's 7e-11 m/s either
+  // way, and was turned round step after step)
+  double fastest = 0.0;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
+    if (system_.stick_slip_enabled(k))
+      fastest = std::max(fastest, std::abs(system_.stick_slip_rate(k)));
+  const double tolerance = std::max(system_.model().settings().integrator.atol, 1e-9 * fastest);
+  bool any = false;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    waking_[ki] = 0;
+    // one whose function was left positive is located as it crosses
+    if (!system_.stick_slip_enabled(k) || g_last_[ki] > 0.0) continue;
+    const int mode = system_.stick_slip_element(k).mode();
+    if (mode == kStick || !(mode * system_.stick_slip_rate(k) < -tolerance)) continue;
+    waking_[ki] = 1;
+    any = true;
+  }
+  if (!any) return false;
+  // ... and moving further against it a moment later: one let go at a
+  // hold's round-off (7e-11 m/s the wrong way) that its load takes the
+  // right way is left to go through zero
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k)
+    if (waking_[static_cast<std::size_t>(k)] != 0)
+      margin_now_[static_cast<std::size_t>(k)] =
+          system_.stick_slip_element(k).mode() * system_.stick_slip_rate(k);
+  step_ahead(t, y);
+  system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kKinematics);
+  any = false;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    if (waking_[ki] == 0) continue;
+    const double next = system_.stick_slip_element(k).mode() * system_.stick_slip_rate(k);
+    waking_[ki] = next < margin_now_[ki] ? 1 : 0;
+    any = any || waking_[ki] != 0;
+  }
+  system_.evaluate(t, y, Stage::kKinematics);
+  return any;
+}
+
+int ElementSwitching::turn_against_slips(double t, VecX& y) {
+  // the rates noted are the rates themselves: a turned element is not at
+  // rest (at_rest, stopped), and moves on the way it moves
+  note_enabled(t, y);
+  return slipping_against(t, y) ? decide_woken(t, y) : 0;
 }
 
 double ElementSwitching::hold_round_off(int k) {

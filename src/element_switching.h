@@ -57,13 +57,26 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// (let_go_together, in decide's later rounds). Returns the number of
   /// switches.
   int wake(double t, VecX& y);
-  /// At an accepted state: a stuck element beyond its limit there is let
-  /// go at once, as by wake(). Its margin jumped below zero where the step
-  /// was accepted, past any crossing the step could locate: the accepted
-  /// state changed the rank (a dependent hold, its force zero, is kept
-  /// again as the rows part, and takes the force the rigid model gives it
-  /// there). Returns the number of switches.
+  /// A stuck element is beyond its limit at (t, y): its margin below zero
+  /// past any crossing a step could locate, where the accepted state
+  /// changed the rank (a dependent hold, its force zero, kept again as its
+  /// rows part, takes the force the rigid model gives it there).
+  bool beyond_limit(double t, const VecX& y);
+  /// Lets such elements go at t, as wake() does those the actions leave
+  /// beyond their limits. Returns the number of switches.
   int let_go_overloaded(double t, VecX& y);
+  /// A slipping element moves against its slip direction at (t, y) (mode
+  /// times rate below -atol, and below the round-off of the fastest
+  /// element's rate) whose switching function was left at or below
+  /// zero by the last instant's look-ahead, where no crossing of it is
+  /// located: its slip's end was missed (a box landing on rough corners in
+  /// a cascade of bounces: friction then drove it, creating tens of
+  /// joules).
+  bool slipping_against(double t, const VecX& y);
+  /// Turns such elements round at t, as wake() does those an impulse turned
+  /// round: each slips the way it moves (logged `reversal`). Returns the
+  /// number of switches.
+  int turn_against_slips(double t, VecX& y);
   /// Look-ahead side of every function just after t (as settle_conditions).
   void settle(double t, const VecX& y);
 

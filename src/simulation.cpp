@@ -535,8 +535,13 @@ bool Simulation::fire_events(double t, VecX& y) {
   // the same instant, until nothing changes
   bool stop = false;
   for (int round = 0; round < 100 && !stop; ++round) {
-    // stick/slip elements first: their switches change the forces
-    if (round == 0 && !switching_->empty()) element_switches_ += switching_->apply(t, y, false);
+    // stick/slip elements first: their switches change the forces; then
+    // one still stuck beyond its limit (past any crossing located: an
+    // accepted state's change of rank) lets go as after an event's actions
+    if (round == 0 && !switching_->empty()) {
+      element_switches_ += switching_->apply(t, y, false);
+      element_switches_ += switching_->let_go_overloaded(t, y);
+    }
     // then contacts: impacts, persistent contact, lift-off
     if (round == 0 && event_contacts_) {
       if (!switching_->empty()) switching_->note_enabled(t, y);
@@ -605,6 +610,61 @@ void Simulation::advance(double target) {
   const SimulationSettings& s = system_.model().settings();
   // a run ends at 'until', or within the steppers' own slack of it
   const double end_slack = 1e-12 * std::max(1.0, std::abs(s.until));
+  // The instant t_event (a located crossing, or an accepted state where a
+  // stuck element is beyond its limit) with the state y_event there: the
+  // events fired, the state accepted and sampled after it (and before it
+  // where `accepted` is false). At an accepted state the elements slipping
+  // against their slips are turned round first, from the state as the step
+  // left it (not after this instant's decisions: an element just let go
+  // moves at its hold's round-off, either way). False where the run ends
+  // there.
+  auto fire_at = [&](double t_event, VecX& y_event, bool accepted) {
+    if (std::abs(t_event - last_event_time_) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
+      if (++events_at_same_time_ > 1000)
+        throw SimulationError(t_event,
+                              "events keep firing at the same instant (chattering "
+                              "between switching conditions)");
+    } else {
+      events_at_same_time_ = 0;
+    }
+    // Zeno-like chattering: events that follow each other at the
+    // round-off of the root finding without end (a stick let go at once
+    // and stuck again 1e-11 s later, for ever) advance time by nothing
+    // a run could finish in; no mechanism switches that often for long
+    if (t_event - last_event_time_ <= burst_gap(t_event)) {
+      if (events_in_burst_++ == 0) burst_start_ = last_event_time_;
+      if (events_in_burst_ > kBurstEvents)
+        throw SimulationError(
+            t_event, fmt::format("{} events within {:.3g} s, each less than {:.0e} s after "
+                                 "the one before (chattering between switching conditions; "
+                                 "the last: {}): the switching does not settle",
+                                 events_in_burst_, t_event - burst_start_, burst_gap(t_event),
+                                 last_switch_));
+    } else {
+      events_in_burst_ = 0;
+    }
+    last_event_time_ = t_event;
+    if (!accepted) sample(t_event, y_event);  // just before the event
+    if (accepted && !switching_->empty())
+      element_switches_ += switching_->turn_against_slips(t_event, y_event);
+    const bool stop = fire_events(t_event, y_event);
+    t_ = t_event;
+    y_ = y_event;
+    if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
+    log_warnings();
+    sample(t_, y_);  // just after
+    if (stop) {
+      record({t_, "stop", "", "stopped by an event"});
+      stats_.stopped_by_event = true;
+      return false;
+    }
+    if (t_ >= s.until - end_slack) return false;  // the event was the end
+    stepper_->reset(t_, y_);
+    settle_conditions(t_, y_);
+    switching_->settle(t_, y_);
+    if (event_contacts_) contacts_->settle(t_, y_);
+    return true;
+  };
   try {
     if (!started_) {
       output_index_ = 1;
@@ -675,48 +735,7 @@ void Simulation::advance(double target) {
         probe.reset();
         stepper_->interpolate(t_event, work_);
         VecX y_event = work_;
-        if (std::abs(t_event - last_event_time_) <= 1e-12 * std::max(1.0, std::abs(t_event))) {
-          if (++events_at_same_time_ > 1000)
-            throw SimulationError(t_event,
-                                  "events keep firing at the same instant (chattering "
-                                  "between switching conditions)");
-        } else {
-          events_at_same_time_ = 0;
-        }
-        // Zeno-like chattering: events that follow each other at the
-        // round-off of the root finding without end (a stick let go at once
-        // and stuck again 1e-11 s later, for ever) advance time by nothing
-        // a run could finish in; no mechanism switches that often for long
-        if (t_event - last_event_time_ <= burst_gap(t_event)) {
-          if (events_in_burst_++ == 0) burst_start_ = last_event_time_;
-          if (events_in_burst_ > kBurstEvents)
-            throw SimulationError(
-                t_event, fmt::format("{} events within {:.3g} s, each less than {:.0e} s after "
-                                     "the one before (chattering between switching conditions; "
-                                     "the last: {}): the switching does not settle",
-                                     events_in_burst_, t_event - burst_start_, burst_gap(t_event),
-                                     last_switch_));
-        } else {
-          events_in_burst_ = 0;
-        }
-        last_event_time_ = t_event;
-        sample(t_event, y_event);  // just before the event
-        const bool stop = fire_events(t_event, y_event);
-        t_ = t_event;
-        y_ = y_event;
-        if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
-        log_warnings();
-        sample(t_, y_);  // just after
-        if (stop) {
-          record({t_, "stop", "", "stopped by an event"});
-          stats_.stopped_by_event = true;
-          break;
-        }
-        if (t_ >= s.until - end_slack) break;  // the event was the end
-        stepper_->reset(t_, y_);
-        settle_conditions(t_, y_);
-        switching_->settle(t_, y_);
-        if (event_contacts_) contacts_->settle(t_, y_);
+        if (!fire_at(t_event, y_event, false)) break;
         continue;
       }
 
@@ -730,14 +749,19 @@ void Simulation::advance(double target) {
       t_ = t1;
       if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
       log_warnings();  // also those of an accepted step that changed nothing
-      // a stuck element the accepted state loads beyond its limit (a
-      // dependent hold kept again as its rows part) lets go here
-      if (!switching_->empty()) {
-        const int let_go = switching_->let_go_overloaded(t_, y_);
-        if (let_go > 0) {
-          element_switches_ += let_go;
-          stepper_->reset(t_, y_);
-        }
+      // A stuck element beyond its limit at the accepted state (the state's
+      // change of rank, System::accept: a dependent hold, its force zero,
+      // kept again as its rows part, takes the rigid model's force there),
+      // or a slipping one moving against its slip (its slip's end left
+      // unlocated by the instant before): past any crossing the step could
+      // locate. The instant is an event's (fire_events lets the one go and
+      // turns the other round), without a sample before it: the state
+      // before is the step's, the force the new rank's.
+      if (!switching_->empty() &&
+          (switching_->beyond_limit(t_, y_) || switching_->slipping_against(t_, y_))) {
+        VecX y_event = y_;
+        if (!fire_at(t_, y_event, true)) break;
+        continue;
       }
       for (EventState& e : events_) e.g_last = event_function(e, t_, y_);
       switching_->remember(t_, y_);
