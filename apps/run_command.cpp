@@ -115,6 +115,27 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
+// The audit's warning: the check(s) that failed, each with where it first did.
+std::string energy_audit_message(const EnergyAudit& a) {
+  std::string out = "energy audit failed: ";
+  if (!a.balance_passed)
+    out += fmt::format(
+        "the balance error {:.3g} J is {:.3g} of the largest kinetic + potential energy, more "
+        "than the tolerance {:.3g} (simulate: energy_tolerance); it first exceeded the tolerance "
+        "between t = {:.6g} s and t = {:.6g} s",
+        a.error, a.relative, a.tolerance, a.from, a.to);
+  if (!a.balance_passed && !a.fall_passed) out += "; and ";
+  if (!a.fall_passed)
+    out += fmt::format(
+        "the dissipation by dampers and friction fell by {:.3g} J, {:.3g} of the largest kinetic "
+        "+ potential energy, more than the tolerance {:.3g} (simulate: energy_tolerance): "
+        "friction or damping put energy in (a slip driven along by its own friction, or the "
+        "time-stepping scheme's energy); it first fell that far between t = {:.6g} s and t = "
+        "{:.6g} s",
+        a.fall, a.fall_relative, a.tolerance, a.fall_from, a.fall_to);
+  return out;
+}
+
 }  // namespace
 
 int command_run(const RunOptions& ro) {
@@ -207,11 +228,7 @@ int command_run(const RunOptions& ro) {
                                    interruption_signal(), simulation.time());
   } else if (status == kExitOk && !audit.passed) {
     status = kExitAuditFailed;
-    manifest.message = fmt::format(
-        "energy audit failed: the balance error {:.3g} J is {:.3g} of the largest kinetic + "
-        "potential energy, more than the tolerance {:.3g} (simulate: energy_tolerance); it "
-        "first exceeded the tolerance between t = {:.6g} s and t = {:.6g} s",
-        audit.error, audit.relative, audit.tolerance, audit.from, audit.to);
+    manifest.message = energy_audit_message(audit);
   }
   manifest.status = status == kExitOk            ? "completed"
                     : status == kExitAuditFailed ? "audit_failed"
@@ -221,8 +238,7 @@ int command_run(const RunOptions& ro) {
   manifest.simulated_until = simulation.time();
   manifest.steps = stats.integrator.steps;
   manifest.events = stats.events;
-  manifest.energy_audit = {audit.error,  audit.relative, audit.tolerance,
-                           audit.passed, audit.from,     audit.to};
+  manifest.energy_audit = audit;
   manifest.ended = utc_now();
 
   // the set: complete (audit failed or not) replaces DIR, anything else

@@ -103,9 +103,13 @@ void RunManifest::write(const fs::path& directory) const {
   Json audit = {{"error", number(energy_audit.error)},
                 {"relative", number(energy_audit.relative)},
                 {"tolerance", number(energy_audit.tolerance)},
-                {"passed", energy_audit.passed}};
-  if (!energy_audit.passed)
+                {"passed", energy_audit.passed},
+                {"dissipation_fall", number(energy_audit.fall)},
+                {"dissipation_fall_relative", number(energy_audit.fall_relative)}};
+  if (!energy_audit.balance_passed)
     audit["exceeded_between"] = {number(energy_audit.from), number(energy_audit.to)};
+  if (!energy_audit.fall_passed)
+    audit["fell_between"] = {number(energy_audit.fall_from), number(energy_audit.fall_to)};
   j["energy_audit"] = audit;
   j["files"] = Json::array();
   for (const ManifestFile& f : files_beside_manifest(directory))

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "ictus/observers.h"
+
 namespace ictus::cli {
 
 /// A file of a set and its size in bytes, as run.json lists it.
@@ -35,11 +37,7 @@ struct RunManifest {
   double simulated_until = 0.0;  ///< the time the run reached
   long steps = 0;
   long events = 0;
-  struct Audit {
-    double error = 0.0, relative = 0.0, tolerance = 0.0;
-    bool passed = true;
-    double from = 0.0, to = 0.0;
-  } energy_audit;
+  EnergyAudit energy_audit;
 
   /// Writes DIR/run.json whole (a temporary file renamed), listing every
   /// other file of DIR with its size. Throws std::runtime_error on failure.

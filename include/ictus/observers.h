@@ -135,21 +135,73 @@ struct PeakResult {
   LocatedExtremum located;  ///< value and t as located (located.found: they come from it)
 };
 
-/// The energy audit of a run judged against a tolerance (docs/cli.md): the
-/// largest |energy.balance| relative to the largest kinetic + |potential|
-/// energy, and where it first exceeded the tolerance.
+/// The energy audit of a run judged against a tolerance (docs/cli.md). Two
+/// checks, each relative to the largest kinetic + |potential| energy of the
+/// run (absolute if that is 0): the largest |energy.balance|, and the largest
+/// fall of the continuous dissipation (energy.dissipated less energy.impacts
+/// and energy.switching: the integral of the dampers' and friction's power,
+/// which never decreases) below its running maximum. The balance closes
+/// whatever friction does, so only the second sees friction or a damper
+/// doing positive work (a slip pushed along by its friction), or a
+/// time-stepping scheme creating energy, whose own dissipation the
+/// balance books.
 struct EnergyAudit {
   double error = 0.0;      ///< max |energy.balance| [J]
   double relative = 0.0;   ///< ... relative to the energy scale (absolute if that is 0)
   double tolerance = 0.0;  ///< relative
-  bool passed = true;
+  bool balance_passed = true;
   /// Where |energy.balance| first exceeded tolerance x scale: the sample
   /// interval in which it did when it jumped there within one interval, else
   /// the bracket from the last sample where its running maximum was recorded
   /// below that level (recorded at each growth by 1.25 times) to the sample
-  /// before the one that first exceeded it. Meaningful if !passed.
+  /// before the one that first exceeded it. Meaningful if !balance_passed.
   double from = 0.0, to = 0.0;
+  double fall = 0.0;           ///< the continuous dissipation's largest fall [J]
+  double fall_relative = 0.0;  ///< ... relative to the energy scale
+  bool fall_passed = true;
+  /// Where that fall first exceeded tolerance x scale, found as `from`, `to`.
+  double fall_from = 0.0, fall_to = 0.0;
+  bool passed = true;  ///< both checks passed
 };
+
+namespace internal {
+
+/// The running maximum of a quantity sampled over a run, with enough of its
+/// history to say where it first exceeded a level known only at the end:
+/// each sample at which the maximum grew by kRatio since the last one
+/// recorded (at most log(DBL_MAX / DBL_TRUE_MIN) / log(kRatio) < kMaxRecords
+/// of them, whatever the run's length), and its latest rise.
+class RisingMaximum {
+ public:
+  struct Bracket {
+    double from = 0.0, to = 0.0;
+  };
+  /// Forgets the run; reserves, so that add() never allocates.
+  void reset();
+  /// The sample `v` at `t` (a NaN is ignored).
+  void add(double t, double v);
+  double max() const { return max_; }
+  /// Where the maximum first exceeded `level`: the sample interval in which
+  /// it did when it jumped there within one, else the bracket from the last
+  /// recorded sample below that level to the sample before the first one
+  /// above it. {0, 0} if it never did.
+  Bracket first_above(double level) const;
+
+ private:
+  static constexpr double kRatio = 1.25;
+  static constexpr std::size_t kMaxRecords = 6600;
+  struct Rise {
+    double t_before, t;    // the sample before and this sample
+    double max_before, v;  // the running maximum before, the new value
+  };
+  std::vector<Rise> rises_;
+  Rise last_rise_{};  // the latest rise of the maximum
+  double max_ = 0.0;
+  double t_last_ = 0.0;
+  bool first_ = true;
+};
+
+}  // namespace internal
 
 /// Collects extrema (with the times they occur) of chosen channels, windowed
 /// peaks (`summary: peaks:`), the energy balance error and the warnings of
@@ -166,7 +218,10 @@ class Summary : public Observer {
 
   const std::vector<ChannelExtrema>& extrema() const { return extrema_; }
   /// max |energy.balance| over the samples [J].
-  double energy_balance_error() const { return balance_error_; }
+  double energy_balance_error() const { return balance_error_.max(); }
+  /// The largest fall of the continuous dissipation below its running
+  /// maximum [J] (EnergyAudit).
+  double dissipation_fall() const { return fall_.max(); }
   /// The same relative to the largest kinetic + |potential| energy seen.
   double relative_energy_balance_error() const;
   /// The audit judged against `tolerance` (relative).
@@ -207,21 +262,11 @@ class Summary : public Observer {
   std::vector<int> indices_;
   std::vector<ChannelExtrema> extrema_;
   int balance_ = -1, kinetic_ = -1, potential_ = -1;
-  double balance_error_ = 0.0;
+  int dissipated_ = -1, impacts_ = -1, switching_ = -1;
+  internal::RisingMaximum balance_error_;  // of |energy.balance|
+  internal::RisingMaximum fall_;  // of the continuous dissipation below its running maximum
+  double continuous_peak_ = 0.0;  // that running maximum
   double energy_scale_ = 0.0;
-  // each sample at which the running max |energy.balance| grew by at least
-  // kRiseRatio since the last one recorded: at most log(DBL_MAX /
-  // DBL_TRUE_MIN) / log(kRiseRatio) < kMaxRises, whatever the run's length
-  static constexpr double kRiseRatio = 1.25;
-  static constexpr std::size_t kMaxRises = 6600;
-  struct BalanceRise {
-    double t_before, t;    // the sample before and this sample
-    double max_before, v;  // the running maximum before, the new value
-  };
-  std::vector<BalanceRise> rises_;
-  BalanceRise last_rise_{};  // the latest rise of the maximum
-  double t_last_ = 0.0;
-  bool first_ = true;
   int events_ = 0;
   std::vector<std::string> warnings_;
   long warning_count_ = 0;

@@ -394,10 +394,13 @@ void Summary::on_start(System& system, double, double) {
   balance_ = system.find_channel("energy.balance");
   kinetic_ = system.find_channel("energy.kinetic");
   potential_ = system.find_channel("energy.potential");
-  rises_.clear();
-  last_rise_ = {};
-  rises_.reserve(kMaxRises);  // on_sample never allocates
-  first_ = true;
+  dissipated_ = system.find_channel("energy.dissipated");
+  impacts_ = system.find_channel("energy.impacts");
+  switching_ = system.find_channel("energy.switching");
+  balance_error_.reset();
+  fall_.reset();
+  continuous_peak_ = 0.0;
+  energy_scale_ = 0.0;
 }
 
 void Summary::on_sample(double t, System& system) {
@@ -442,14 +445,12 @@ void Summary::on_sample(double t, System& system) {
     p.v_last = v;
     p.has_last = true;
   }
-  const double balance = std::abs(system.channel_value(balance_));
-  if (balance > balance_error_) {
-    last_rise_ = {first_ ? t : t_last_, t, balance_error_, balance};
-    if (rises_.empty() || balance >= kRiseRatio * rises_.back().v) rises_.push_back(last_rise_);
-  }
-  first_ = false;
-  t_last_ = t;
-  balance_error_ = std::max(balance_error_, balance);
+  balance_error_.add(t, std::abs(system.channel_value(balance_)));
+  // dampers and friction (and a time-stepping scheme's own dissipation)
+  const double continuous = system.channel_value(dissipated_) - system.channel_value(impacts_) -
+                            system.channel_value(switching_);
+  continuous_peak_ = std::max(continuous_peak_, continuous);
+  fall_.add(t, continuous_peak_ - continuous);
   energy_scale_ = std::max(energy_scale_, std::abs(system.channel_value(kinetic_)) +
                                               std::abs(system.channel_value(potential_)));
 }
@@ -508,32 +509,68 @@ void Summary::on_event(const EventRecord& record) {
 }
 
 double Summary::relative_energy_balance_error() const {
-  return energy_scale_ > 0.0 ? balance_error_ / energy_scale_ : balance_error_;
+  return energy_scale_ > 0.0 ? balance_error_.max() / energy_scale_ : balance_error_.max();
 }
 
 EnergyAudit Summary::energy_audit(double tolerance) const {
   EnergyAudit a;
-  a.error = balance_error_;
-  a.relative = relative_energy_balance_error();
+  const double scale = energy_scale_ > 0.0 ? energy_scale_ : 1.0;
+  const double level = tolerance * scale;
   a.tolerance = tolerance;
-  a.passed = !(a.relative > tolerance);  // a NaN fails
-  if (a.passed) return a;
-  const double level = tolerance * (energy_scale_ > 0.0 ? energy_scale_ : 1.0);
-  // the recorded rises, then the last rise of the maximum (which need not be one)
-  for (std::size_t k = 0; k <= rises_.size(); ++k) {
-    const BalanceRise& r = k < rises_.size() ? rises_[k] : last_rise_;
-    if (!(r.v > level)) continue;
-    if (!(r.max_before > level)) {  // crossed between this sample and the one before
-      a.from = r.t_before;
-      a.to = r.t;
-    } else {  // crossed after the previous recorded rise, by the sample before this one
-      a.from = k > 0 ? rises_[k - 1].t : r.t_before;
-      a.to = r.t_before;
-    }
-    break;
+  a.error = balance_error_.max();
+  a.relative = relative_energy_balance_error();
+  a.balance_passed = !(a.relative > tolerance);  // a NaN fails
+  if (!a.balance_passed) {
+    const internal::RisingMaximum::Bracket b = balance_error_.first_above(level);
+    a.from = b.from;
+    a.to = b.to;
   }
+  a.fall = fall_.max();
+  a.fall_relative = a.fall / scale;
+  a.fall_passed = !(a.fall_relative > tolerance);
+  if (!a.fall_passed) {
+    const internal::RisingMaximum::Bracket b = fall_.first_above(level);
+    a.fall_from = b.from;
+    a.fall_to = b.to;
+  }
+  a.passed = a.balance_passed && a.fall_passed;
   return a;
 }
+
+namespace internal {
+
+void RisingMaximum::reset() {
+  rises_.clear();
+  rises_.reserve(kMaxRecords);
+  last_rise_ = {};
+  max_ = 0.0;
+  t_last_ = 0.0;
+  first_ = true;
+}
+
+void RisingMaximum::add(double t, double v) {
+  if (v > max_) {
+    last_rise_ = {first_ ? t : t_last_, t, max_, v};
+    if (rises_.empty() || v >= kRatio * rises_.back().v) rises_.push_back(last_rise_);
+    max_ = v;
+  }
+  first_ = false;
+  t_last_ = t;
+}
+
+RisingMaximum::Bracket RisingMaximum::first_above(double level) const {
+  // the recorded rises, then the last rise of the maximum (which need not be one)
+  for (std::size_t k = 0; k <= rises_.size(); ++k) {
+    const Rise& r = k < rises_.size() ? rises_[k] : last_rise_;
+    if (!(r.v > level)) continue;
+    if (!(r.max_before > level)) return {r.t_before, r.t};  // crossed since the sample before
+    // crossed after the previous recorded rise, by the sample before this one
+    return {k > 0 ? rises_[k - 1].t : r.t_before, r.t_before};
+  }
+  return {};
+}
+
+}  // namespace internal
 
 namespace {
 

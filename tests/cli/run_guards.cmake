@@ -41,6 +41,29 @@ endif()
 # a looser tolerance from the model file lets it pass
 run_case(audit_loose 0 ARGS ${coarse} --set tol=0.1)
 
+# a scheme that puts energy in while its balance closes: the dissipation's
+# fall fails the audit, run.json names where, not the balance
+set(scheme ${SOURCE}/tests/cli/models/audit_scheme_energy.yaml)
+run_case(audit_fall 4 ARGS ${scheme} --quiet
+         EXPECT "warning: energy audit failed: the dissipation by dampers and friction fell by"
+                "more than the tolerance 0.001 (simulate: energy_tolerance)"
+                "it first fell that far between t = ")
+if(NOT EXISTS ${OUT}/audit_fall/run.json)
+  set(failures "${failures}\naudit_fall: no run.json")
+else()
+  file(READ ${OUT}/audit_fall/run.json manifest)
+  string(JSON status GET "${manifest}" status)
+  string(JSON fall GET "${manifest}" energy_audit dissipation_fall_relative)
+  string(JSON from GET "${manifest}" energy_audit fell_between 0)
+  string(JSON balance ERROR_VARIABLE no_balance GET "${manifest}" energy_audit exceeded_between)
+  if(NOT status STREQUAL "audit_failed" OR fall LESS 0.001 OR from LESS 0.01 OR NOT no_balance)
+    set(failures "${failures}\naudit_fall: run.json says ${status}, fall ${fall}, from ${from}, "
+                 "balance exceeded between ${balance}")
+  endif()
+endif()
+# a step ten times smaller passes (0.045 % of the energy)
+run_case(audit_fall_finer 0 ARGS ${scheme} --set h=1e-4)
+
 # max_steps: refused with the count, then allowed by --max-steps
 run_case(steps_refused 2 ARGS ${coarse} --set budget=10
          EXPECT "'step' 0.2 s from 'start' 0 s to 'until' 10 s implies 50 steps, more than 'max_steps' (10)")

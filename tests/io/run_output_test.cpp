@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "../../src/step_size_watch.h"
 #include "ictus/model_file.h"
@@ -226,6 +229,64 @@ TEST(EnergyAudit, ExampleRunsPassTheirDefaultTolerance) {
     simulation.run();
     EXPECT_TRUE(summary.energy_audit(default_energy_tolerance(model.settings())).passed) << file;
   }
+}
+
+TEST(EnergyAudit, SeesATimeSteppingSchemePutInEnergyThatItsBalanceBooks) {
+  // Moreau-Jean books what the balance lacks as its own dissipation: the
+  // balance closes, the pendulum gains energy, the dissipation falls
+  for (const double h : {1e-3, 1e-4}) {
+    Model model = load_model(test::source_path("tests/cli/models/audit_scheme_energy.yaml"),
+                             {{"h", fmt::format("{}", h)}});
+    Simulation simulation(model);
+    Summary summary({});
+    Recorder energy({"energy.total"});
+    simulation.add_observer(summary);
+    simulation.add_observer(energy);
+    simulation.run();
+    const EnergyAudit audit = summary.energy_audit(1e-3);
+    EXPECT_TRUE(audit.balance_passed) << h;
+    EXPECT_LT(audit.relative, 1e-12) << h;
+    // with no work done, the fall is the energy's largest rise above its
+    // lowest value before
+    double lowest = energy.series("energy.total").front(), rise = 0.0;
+    for (const double e : energy.series("energy.total")) {
+      lowest = std::min(lowest, e);
+      rise = std::max(rise, e - lowest);
+    }
+    EXPECT_NEAR(audit.fall, rise, 1e-9) << h;
+    EXPECT_EQ(audit.fall, summary.dissipation_fall());
+    if (h == 1e-3) {
+      EXPECT_FALSE(audit.passed);
+      EXPECT_FALSE(audit.fall_passed);
+      EXPECT_GT(audit.fall_relative, 2e-3);
+      EXPECT_LT(audit.fall_from, audit.fall_to);
+      EXPECT_GT(audit.fall_from, 0.0);
+    } else {
+      EXPECT_TRUE(audit.passed) << audit.fall_relative;
+    }
+  }
+}
+
+TEST(RisingMaximum, BracketsWhereTheMaximumFirstExceededALevel) {
+  internal::RisingMaximum jump;
+  jump.reset();
+  for (const auto& [t, v] : {std::pair{0.0, 0.0}, {1.0, 0.1}, {2.0, 0.5}, {3.0, 0.4}, {4.0, 2.0}})
+    jump.add(t, v);
+  jump.add(5.0, std::nan(""));  // ignored
+  EXPECT_EQ(jump.max(), 2.0);
+  // a jump within one interval: that interval
+  EXPECT_EQ(jump.first_above(0.3).from, 1.0);
+  EXPECT_EQ(jump.first_above(0.3).to, 2.0);
+  EXPECT_EQ(jump.first_above(1.0).from, 3.0);
+  EXPECT_EQ(jump.first_above(1.0).to, 4.0);
+  EXPECT_EQ(jump.first_above(3.0).to, 0.0);  // never
+  // a slow drift v = 1 + t/100: recorded at t = 0, 25 (1.25), 57 (1.5625
+  // and more); the level 1.3, crossed at t = 30, lies in [25, 56]
+  internal::RisingMaximum drift;
+  drift.reset();
+  for (int k = 0; k <= 100; ++k) drift.add(k, 1.0 + k / 100.0);
+  EXPECT_EQ(drift.first_above(1.3).from, 25.0);
+  EXPECT_EQ(drift.first_above(1.3).to, 56.0);
 }
 
 TEST(StepSizeWatch, WarnsOnceWhenTheMeanStepImpliesAnUnreasonableCount) {
