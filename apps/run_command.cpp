@@ -115,27 +115,6 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-// The audit's warning: the check(s) that failed, each with where it first did.
-std::string energy_audit_message(const EnergyAudit& a) {
-  std::string out = "energy audit failed: ";
-  if (!a.balance_passed)
-    out += fmt::format(
-        "the balance error {:.3g} J is {:.3g} of the largest kinetic + potential energy, more "
-        "than the tolerance {:.3g} (simulate: energy_tolerance); it first exceeded the tolerance "
-        "between t = {:.6g} s and t = {:.6g} s",
-        a.error, a.relative, a.tolerance, a.from, a.to);
-  if (!a.balance_passed && !a.fall_passed) out += "; and ";
-  if (!a.fall_passed)
-    out += fmt::format(
-        "the dissipation by dampers and friction fell by {:.3g} J, {:.3g} of the largest kinetic "
-        "+ potential energy, more than the tolerance {:.3g} (simulate: energy_tolerance): "
-        "friction or damping put energy in (a slip driven along by its own friction, or the "
-        "time-stepping scheme's energy); it first fell that far between t = {:.6g} s and t = "
-        "{:.6g} s",
-        a.fall, a.fall_relative, a.tolerance, a.fall_from, a.fall_to);
-  return out;
-}
-
 }  // namespace
 
 int command_run(const RunOptions& ro) {
@@ -146,8 +125,7 @@ int command_run(const RunOptions& ro) {
   apply_options(ro, s);
   model.validate();
   const double max_output = ro.max_output.empty() ? kDefaultMaxOutput : parse_size(ro.max_output);
-  const double tolerance =
-      s.energy_tolerance > 0.0 ? s.energy_tolerance : default_energy_tolerance(s);
+  const double tolerance = energy_tolerance(s);
 
   const fs::path out =
       ro.out.empty() ? fs::path("out") / fs::path(ro.model_path).stem() : fs::path(ro.out);
@@ -331,8 +309,8 @@ int command_run(const RunOptions& ro) {
   if (const std::string lines = spectra.table(); !lines.empty()) fmt::print("{}\n", lines);
   fmt::print(
       "energy balance error: {:.3g} J ({:.3g} relative to the largest kinetic + potential "
-      "energy; tolerance {:.3g})\n",
-      audit.error, audit.relative, audit.tolerance);
+      "energy; tolerance {:.3g}); dissipation fall {:.3g} J ({:.3g} relative)\n",
+      audit.error, audit.relative, audit.tolerance, audit.fall, audit.fall_relative);
   fmt::print("results: {} ({} channels)\n", (where / "results.csv").string(), channels.size() + 1);
   if (reported) fmt::print("report: {}\n", (where / "report.html").string());
   return status;

@@ -83,6 +83,11 @@ double default_energy_tolerance(const SimulationSettings& settings) {
   return 1e-3;
 }
 
+double energy_tolerance(const SimulationSettings& settings) {
+  return settings.energy_tolerance > 0.0 ? settings.energy_tolerance
+                                         : default_energy_tolerance(settings);
+}
+
 void check_implied_steps(const SimulationSettings& settings) {
   if (const double steps = implied_steps(settings); steps > settings.max_steps) {
     const IntegratorSettings& in = settings.integrator;

@@ -156,6 +156,9 @@ void check_implied_steps(const SimulationSettings& settings);
 /// The energy audit's tolerance when `energy_tolerance` is not given:
 /// 1e-3, or 1e4 rtol for a looser adaptive stepper (docs/cli.md).
 double default_energy_tolerance(const SimulationSettings& settings);
+/// The tolerance the energy audit uses: `energy_tolerance` if given, else
+/// default_energy_tolerance().
+double energy_tolerance(const SimulationSettings& settings);
 
 /// A point fixed in a body whose position and velocity are output channels
 /// ("<name>.x", ... "<name>.vz"), e.g. a docking port or a sensor location.

@@ -164,6 +164,10 @@ struct EnergyAudit {
   bool passed = true;  ///< both checks passed
 };
 
+/// The warning of a failed audit: each check that failed, how far and where
+/// it first did ("energy audit failed: the balance error ...").
+std::string energy_audit_message(const EnergyAudit& audit);
+
 namespace internal {
 
 /// The running maximum of a quantity sampled over a run, with enough of its

@@ -102,7 +102,8 @@ class Simulation(_CoreSimulation):
         run() has returned (None before)."""
         t, values = self._recorded()
         units = {name: self.unit(name) for name in values}
-        return Results(t, values, units, list(self.events), self._statistics, self._peaks())
+        return Results(t, values, units, list(self.events), self._statistics, self._peaks(),
+                       self._energy_audit())
 
 
 def _model_from(model: Union[str, Model, CompiledModel], overrides: Mapping) -> Union[Model, CompiledModel]:

@@ -18,18 +18,23 @@ class Results:
     for a run that has not finished), results.peaks the model's windowed peaks
     (`summary: peaks:`, located on the integrator's dense output as in the command
     line's summary): dicts with label, channel, unit, found, value, t, from, to.
-    results.to_dataframe() gives a pandas DataFrame indexed by t, if pandas is
+    results.energy_audit the command line's energy audit of the samples (run.json's
+    keys: passed, tolerance, error and relative of |energy.balance|, dissipation_fall
+    and dissipation_fall_relative, and exceeded_between / fell_between, (from, to) in s
+    where a check failed, else None). results.to_dataframe() gives a pandas DataFrame indexed by t, if pandas is
     installed.
     """
 
     def __init__(self, t: np.ndarray, values: Dict[str, np.ndarray], units: Dict[str, str],
-                 events: list, statistics, peaks: Optional[list] = None) -> None:
+                 events: list, statistics, peaks: Optional[list] = None,
+                 energy_audit: Optional[dict] = None) -> None:
         self.t = t
         self._values = dict(values)
         self.units = dict(units)
         self.events = events
         self.statistics = statistics
         self.peaks = list(peaks or [])
+        self.energy_audit = dict(energy_audit or {})
 
     @property
     def channels(self) -> List[str]:

@@ -127,6 +127,25 @@ class PySimulation {
     return out;
   }
 
+  /// The energy audit of the samples so far against the model's tolerance
+  /// (`simulate: energy_tolerance`, or its default): run.json's keys.
+  py::dict energy_audit() const {
+    const EnergyAudit a =
+        summary_->energy_audit(energy_tolerance(simulation_->system().model().settings()));
+    py::dict d;
+    d["passed"] = a.passed;
+    d["tolerance"] = a.tolerance;
+    d["error"] = a.error;
+    d["relative"] = a.relative;
+    d["exceeded_between"] =
+        a.balance_passed ? py::object(py::none()) : py::make_tuple(a.from, a.to);
+    d["dissipation_fall"] = a.fall;
+    d["dissipation_fall_relative"] = a.fall_relative;
+    d["fell_between"] =
+        a.fall_passed ? py::object(py::none()) : py::make_tuple(a.fall_from, a.fall_to);
+    return d;
+  }
+
   RunStatistics run() {
     return watched([this] { return simulation_->run(); });
   }
@@ -423,6 +442,7 @@ void bind_simulation_class(py::module_& m) {
           py::arg("name"), "What a channel is.")
       .def("_recorded", &PySimulation::recorded)
       .def("_peaks", &PySimulation::peaks)
+      .def("_energy_audit", &PySimulation::energy_audit)
       .def_property_readonly(
           "events", [](PySimulation& s) { return s.simulation().events(); },
           "The event log so far: a list of EventRecord.")

@@ -537,6 +537,26 @@ EnergyAudit Summary::energy_audit(double tolerance) const {
   return a;
 }
 
+std::string energy_audit_message(const EnergyAudit& a) {
+  std::string out = "energy audit failed: ";
+  if (!a.balance_passed)
+    out += fmt::format(
+        "the balance error {:.3g} J is {:.3g} of the largest kinetic + potential energy, more "
+        "than the tolerance {:.3g} (simulate: energy_tolerance); it first exceeded the tolerance "
+        "between t = {:.6g} s and t = {:.6g} s",
+        a.error, a.relative, a.tolerance, a.from, a.to);
+  if (!a.balance_passed && !a.fall_passed) out += "; and ";
+  if (!a.fall_passed)
+    out += fmt::format(
+        "the dissipation by dampers and friction fell by {:.3g} J, {:.3g} of the largest kinetic "
+        "+ potential energy, more than the tolerance {:.3g} (simulate: energy_tolerance): "
+        "friction or damping put energy in (a slip driven along by its own friction, or the "
+        "time-stepping scheme's energy); it first fell that far between t = {:.6g} s and t = "
+        "{:.6g} s",
+        a.fall, a.fall_relative, a.tolerance, a.fall_from, a.fall_to);
+  return out;
+}
+
 namespace internal {
 
 void RisingMaximum::reset() {

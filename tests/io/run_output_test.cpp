@@ -10,11 +10,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "../../src/step_size_watch.h"
+#include "ictus/force.h"
 #include "ictus/model_file.h"
 #include "ictus/observers.h"
 #include "ictus/simulation.h"
@@ -265,6 +267,66 @@ TEST(EnergyAudit, SeesATimeSteppingSchemePutInEnergyThatItsBalanceBooks) {
       EXPECT_TRUE(audit.passed) << audit.fall_relative;
     }
   }
+}
+
+// A linear damper along x on one body, F = -c v_x; with c < 0 it pushes
+// the body along, as friction pushing a slip along would: its dissipated
+// power -F v_x = c v_x^2 is negative.
+class AxialDamper final : public ForceElement {
+ public:
+  AxialDamper(std::string name, BodyIndex body, double c)
+      : ForceElement(std::move(name)), body_(body), c_(c) {}
+  std::string_view kind() const override { return "axial_damper"; }
+  std::unique_ptr<ForceElement> clone() const override {
+    return std::make_unique<AxialDamper>(*this);
+  }
+  std::vector<BodyIndex> bodies() const override { return {body_}; }
+  ForcePower apply(const ForceContext& ctx, LoadAccumulator& loads) const override {
+    const BodyKinematics& k = ctx.body(body_);
+    loads.add_force_at(body_, k, Vec3(-c_ * k.v_W.x(), 0.0, 0.0), k.p_W);
+    return {0.0, c_ * k.v_W.x() * k.v_W.x()};
+  }
+
+ private:
+  BodyIndex body_;
+  double c_;
+};
+
+// The audit of a 1 kg body at 1 m/s along x, no gravity, with a damper of
+// coefficient c, to t = 1 s.
+EnergyAudit damped_audit(double c) {
+  Model model = parse_model(R"(
+bodies:
+  b: {mass: 1, inertia: [1, 1, 1], velocity: [1, 0, 0]}
+simulate: {until: 1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
+)",
+                            "free_body.yaml");
+  model.add_force(std::make_unique<AxialDamper>("damper", 0, c));
+  Simulation simulation(model);
+  Summary summary({});
+  simulation.add_observer(summary);
+  simulation.run();
+  return summary.energy_audit(1e-3);
+}
+
+TEST(EnergyAudit, SeesADissipativeElementPutInEnergyThatItsBalanceBooks) {
+  // c = -1 N s/m: v = e^t, and the dissipation falls by what the element
+  // puts in, int_0^1 v^2 dt = (e^2 - 1) / 2, while the balance closes
+  const EnergyAudit pushed = damped_audit(-1.0);
+  EXPECT_TRUE(pushed.balance_passed);
+  EXPECT_LT(pushed.relative, 1e-9);
+  EXPECT_FALSE(pushed.fall_passed);
+  EXPECT_FALSE(pushed.passed);
+  EXPECT_NEAR(pushed.fall, (std::exp(2.0) - 1.0) / 2.0, 1e-7);
+  // the energy scale is T(1) = e^2 / 2; 1e-3 of T(0) = 0.5 J was exceeded
+  // in the first output interval
+  EXPECT_NEAR(pushed.fall_relative, pushed.fall / (std::exp(2.0) / 2.0), 1e-7);
+  EXPECT_EQ(pushed.fall_from, 0.0);
+  EXPECT_EQ(pushed.fall_to, 0.01);
+  // a damper puts nothing in
+  const EnergyAudit damped = damped_audit(1.0);
+  EXPECT_TRUE(damped.passed);
+  EXPECT_EQ(damped.fall, 0.0);
 }
 
 TEST(RisingMaximum, BracketsWhereTheMaximumFirstExceededALevel) {

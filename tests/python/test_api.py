@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ictus
+from conftest import SOURCE
 
 
 def test_results_as_a_dataframe(example):
@@ -35,6 +36,21 @@ def test_results_hold_events_statistics_and_units(example):
     with pytest.raises(KeyError, match="was not recorded"):
         results["ship.nonsense"]
     assert all(results.units[c] for c in results.channels if c.startswith("ship.v"))
+
+
+def test_results_carry_the_energy_audit_of_the_command_line(example):
+    passed = ictus.run(example("pendulum")).energy_audit
+    assert passed["passed"] and passed["tolerance"] == 1e-3
+    assert passed["relative"] < 1e-9 and passed["exceeded_between"] is None
+    assert passed["dissipation_fall"] == 0.0 and passed["fell_between"] is None
+    # Moreau-Jean books its own energy as dissipation: the balance closes, the
+    # dissipation falls (docs/cli.md, the energy audit)
+    scheme = str(SOURCE / "tests" / "cli" / "models" / "audit_scheme_energy.yaml")
+    failed = ictus.run(scheme).energy_audit
+    assert not failed["passed"] and failed["exceeded_between"] is None
+    assert failed["dissipation_fall_relative"] > 2e-3
+    fell_from, fell_to = failed["fell_between"]
+    assert 0.0 < fell_from < fell_to < 10.0
 
 
 def cli_output(model, tmp_path):
