@@ -60,7 +60,10 @@ int command_optimize(const StudyCommandOptions& options) {
                        e.result.parameters[i]);
     fmt::print(stderr, "  {:>4}  {}  {} = {}{}\n", e.number, x, s.optimize.objective,
                e.result.ok ? fmt::format("{:.8g}", e.objective) : "failed",
-               e.result.ok && !e.feasible ? " (infeasible)" : "");
+               !e.result.ok             ? ""
+               : !e.result.audit_passed ? " (infeasible: its energy audit failed)"
+               : !e.feasible            ? " (infeasible)"
+                                        : "");
   };
   const study::OptimizationResult result = study::optimize_study(runner, threads, report);
   write_whole_file(s.optimize.history, history);

@@ -41,11 +41,12 @@ SweepProgress::SweepProgress(std::size_t total, std::size_t done_before, bool qu
 
 void SweepProgress::case_done(const study::CaseResult& result) {
   ++done_;
-  if (!result.ok) {
-    ++failed_;
+  if (!result.ok || !result.audit_passed) {
+    ++(result.ok ? audit_failed_ : failed_);
     if (!quiet_) {
       if (tty_) fmt::print(stderr, "\r\033[K");
-      fmt::print(stderr, "case {} failed: {}\n", result.index, result.error);
+      fmt::print(stderr, "case {} {}: {}\n", result.index, result.ok ? "warning" : "failed",
+                 result.error);
     }
   }
   if (std::chrono::steady_clock::now() - last_print_ >= std::chrono::seconds(1)) print(false);
@@ -65,7 +66,8 @@ void SweepProgress::print(bool last) {
   if (!last && run > 0 && done_ < total_)
     left = fmt::format(", about {:.0f} s left",
                        elapsed / static_cast<double>(run) * static_cast<double>(total_ - done_));
-  const std::string failed = failed_ > 0 ? fmt::format(" ({} failed)", failed_) : "";
+  std::string failed = failed_ > 0 ? fmt::format(" ({} failed)", failed_) : "";
+  if (audit_failed_ > 0) failed += fmt::format(" ({} failed the energy audit)", audit_failed_);
   fmt::print(stderr, "{}sweep: {}/{} cases{}, {:.1f} s{}{}", tty_ ? "\r\033[K" : "", done_, total_,
              failed, elapsed, left, tty_ && !last ? "" : "\n");
   std::fflush(stderr);
@@ -81,17 +83,21 @@ int finish_sweep(const SweepPlan& plan, SweepJournal& journal,
     return kExitSignalBase + interruption_signal();
   }
   std::string csv = study::csv_header(plan.study);
-  std::size_t failed = 0;
+  std::size_t failed = 0, audit_failed = 0;
   for (const auto& [index, row] : rows) {
     csv += study::csv_row(row);
     if (!row.ok) ++failed;
+    if (row.ok && !row.audit_passed) ++audit_failed;
   }
   write_whole_file(plan.study.output, csv);
   journal.remove();
   if (!quiet)
     fmt::print(
-        "{} cases{} into {}\n", rows.size(),
+        "{} cases{}{} into {}\n", rows.size(),
         failed > 0 ? fmt::format(" ({} failed: see the status and error columns)", failed) : "",
+        audit_failed > 0
+            ? fmt::format(" ({} failed the energy audit: status audit_failed)", audit_failed)
+            : "",
         plan.study.output);
   return kExitOk;
 }

@@ -33,7 +33,7 @@ class SweepProgress {
 
  private:
   void print(bool last);
-  std::size_t total_, done_, failed_ = 0, done_before_;
+  std::size_t total_, done_, failed_ = 0, audit_failed_ = 0, done_before_;
   bool quiet_, tty_;
   std::chrono::steady_clock::time_point started_, last_print_;
 };

@@ -129,7 +129,11 @@ struct CaseResult {
   std::vector<double> parameters;
   std::vector<double> metrics;
   bool ok = false;
-  std::string error;  ///< why the case failed (ok = false)
+  /// The energy audit of a case that ran (docs/cli.md): a case whose audit
+  /// failed keeps its metrics, but its result is suspect (status
+  /// "audit_failed", the audit's warning in `error`).
+  bool audit_passed = true;
+  std::string error;  ///< why the case failed (ok = false), or its audit
   double wall_seconds = 0.0;
 };
 

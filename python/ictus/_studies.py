@@ -19,6 +19,8 @@ class SweepResults:
 
     results["k"] / results["max_accel"]: a parameter's or a metric's column (float;
     NaN where a case failed or an event never fired); results.ok (bool array),
+    results.audit_passed (bool array: the energy audit of each case that ran; a case
+    whose audit failed keeps its metrics and has the audit's warning as its error),
     results.errors (the message of each failed case, '' otherwise), results.wall_seconds,
     results.parameters / results.metrics (names in the study's order), results.rows
     (the CaseResult records), len(results), results.to_dataframe() (pandas)."""
@@ -29,6 +31,7 @@ class SweepResults:
         self.rows = list(rows)
         self.case = np.array([r.index for r in rows], dtype=int)
         self.ok = np.array([r.ok for r in rows], dtype=bool)
+        self.audit_passed = np.array([r.audit_passed for r in rows], dtype=bool)
         self.errors = [r.error for r in rows]
         self.wall_seconds = np.array([r.wall_seconds for r in rows], dtype=float)
         self._columns: Dict[str, np.ndarray] = {}
@@ -58,7 +61,8 @@ class SweepResults:
 
         data = {"case": self.case}
         data.update(self._columns)
-        data.update({"ok": self.ok, "error": self.errors, "wall_s": self.wall_seconds})
+        data.update({"ok": self.ok, "audit_passed": self.audit_passed, "error": self.errors,
+                     "wall_s": self.wall_seconds})
         return pd.DataFrame(data)
 
     def __repr__(self) -> str:

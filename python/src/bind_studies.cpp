@@ -43,6 +43,7 @@ void bind_studies(py::module_& m) {
       .def_readonly("parameters", &study::CaseResult::parameters)
       .def_readonly("metrics", &study::CaseResult::metrics)
       .def_readonly("ok", &study::CaseResult::ok)
+      .def_readonly("audit_passed", &study::CaseResult::audit_passed)
       .def_readonly("error", &study::CaseResult::error)
       .def_readonly("wall_seconds", &study::CaseResult::wall_seconds);
 

@@ -67,7 +67,10 @@ class Objective {
     if (it != cache_.end()) return it->second;
     Evaluation e;
     e.result = runner_.run({0, parameters(u)});
-    e.feasible = e.result.ok && std::isfinite(e.result.metrics[objective_]);
+    // a run whose energy audit failed is no candidate (its objective still
+    // guides the search)
+    e.feasible =
+        e.result.ok && e.result.audit_passed && std::isfinite(e.result.metrics[objective_]);
     if (e.feasible) {
       e.objective = e.result.metrics[objective_];
       for (std::size_t c = 0; c < constrained_.size(); ++c)

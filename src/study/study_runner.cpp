@@ -169,6 +169,9 @@ CaseResult StudyRunner::run(const Case& c) const {
     simulation.add_observer(summary);
     simulation.add_observer(others);
     (void)simulation.run();
+    const EnergyAudit audit = summary.energy_audit(energy_tolerance(model.settings()));
+    r.audit_passed = audit.passed;
+    if (!audit.passed) r.error = energy_audit_message(audit);
     const std::vector<PeakResult> measured = summary.peaks();
     std::size_t p = 0;
     for (std::size_t k = 0; k < study_.metrics.size(); ++k)
@@ -288,8 +291,12 @@ std::string csv_row(const CaseResult& r) {
   std::string row = fmt::format("{}", r.index);
   for (double v : r.parameters) fmt::format_to(std::back_inserter(row), ",{}", number(v));
   for (double v : r.metrics) fmt::format_to(std::back_inserter(row), ",{}", number(v));
-  fmt::format_to(std::back_inserter(row), ",{},{},{:.6f}\n", r.ok ? "ok" : "failed",
-                 r.ok ? std::string() : field(r.error), r.wall_seconds);
+  const bool clean = r.ok && r.audit_passed;
+  fmt::format_to(std::back_inserter(row), ",{},{},{:.6f}\n",
+                 !r.ok            ? "failed"
+                 : r.audit_passed ? "ok"
+                                  : "audit_failed",
+                 clean ? std::string() : field(r.error), r.wall_seconds);
   return row;
 }
 
@@ -309,8 +316,9 @@ std::optional<CaseResult> parse_csv_row(const std::string& line, std::size_t par
   for (std::size_t k = 0; k < metrics; ++k)
     if (!parse_number(f[1 + parameters + k], r.metrics[k])) return std::nullopt;
   const std::string& status = f[1 + parameters + metrics];
-  if (status != "ok" && status != "failed") return std::nullopt;
-  r.ok = status == "ok";
+  if (status != "ok" && status != "failed" && status != "audit_failed") return std::nullopt;
+  r.ok = status != "failed";
+  r.audit_passed = status != "audit_failed";
   r.error = f[2 + parameters + metrics];
   if (!parse_number(f[3 + parameters + metrics], r.wall_seconds)) return std::nullopt;
   return r;

@@ -179,6 +179,39 @@ TEST(StudyRunner, ImpossibleParameterIsAFailedRow) {
   EXPECT_EQ(back2->metrics, rows[2].metrics);
 }
 
+// A case that runs to its end but fails its energy audit (a Moreau-Jean
+// pendulum gaining energy at the coarser step, docs/cli.md) keeps its
+// metrics and is marked: status audit_failed, the warning as its error.
+TEST(StudyRunner, ACaseWhoseEnergyAuditFailsKeepsItsMetricsAndIsMarked) {
+  const Study s = parse_study(
+      "model: audit_scheme_energy.yaml\nparameters:\n  h: [1e-3, 1e-4]\nmetrics:\n  "
+      "a: {channel: pivot.angle}\n",
+      test::source_path("tests/cli/models/test.study.yaml"));
+  const StudyRunner runner(s);
+  const std::vector<CaseResult> rows = run_cases(runner, study_cases(s), {2, {}, nullptr});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].ok);
+  EXPECT_FALSE(rows[0].audit_passed);
+  EXPECT_TRUE(std::isfinite(rows[0].metrics[0]));
+  EXPECT_EQ(rows[0].error.rfind("energy audit failed: the dissipation by dampers and friction "
+                                "fell by ",
+                                0),
+            0u)
+      << rows[0].error;
+  EXPECT_TRUE(rows[1].ok);
+  EXPECT_TRUE(rows[1].audit_passed);
+  EXPECT_EQ(rows[1].error, "");
+  const std::string row = csv_row(rows[0]);
+  EXPECT_NE(row.find(",audit_failed,\"energy audit failed: "), std::string::npos) << row;
+  const std::optional<CaseResult> back = parse_csv_row(row.substr(0, row.size() - 1), 1, 1);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(back->ok);
+  EXPECT_FALSE(back->audit_passed);
+  EXPECT_EQ(back->error, rows[0].error);
+  EXPECT_EQ(back->metrics, rows[0].metrics);
+  EXPECT_NE(csv_row(rows[1]).find(",ok,,"), std::string::npos);
+}
+
 // Only formula parameters vary (g appears only in the pulse's formula of
 // time): the cases share one parsed model, and measure what runs of the
 // model loaded with those values measure, bit for bit. Varying a number of
