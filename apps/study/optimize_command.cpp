@@ -49,10 +49,11 @@ int command_optimize(const StudyCommandOptions& options) {
     std::fflush(stdout);
   }
   std::string history = history_header(s);
-  int failed = 0;
+  int failed = 0, audit_failed = 0;
   const auto report = [&](const study::Evaluation& e) {
     history += history_row(e, 1 + s.parameters.size() + s.metrics.size());
     if (!e.result.ok) ++failed;
+    if (e.result.ok && !e.result.audit_passed) ++audit_failed;
     if (options.quiet) return;
     std::string x;
     for (std::size_t i = 0; i < s.parameters.size(); ++i)
@@ -68,9 +69,13 @@ int command_optimize(const StudyCommandOptions& options) {
   const study::OptimizationResult result = study::optimize_study(runner, threads, report);
   write_whole_file(s.optimize.history, history);
   if (!result.found) {
-    fmt::print(stderr, "error: no feasible evaluation in {} ({}{}); history: {}\n",
-               result.evaluations, result.stop_reason,
-               failed > 0 ? fmt::format(", {} runs failed", failed) : "", s.optimize.history);
+    fmt::print(
+        stderr, "error: no feasible evaluation in {} ({}{}); history: {}\n", result.evaluations,
+        result.stop_reason,
+        fmt::format(
+            "{}{}", failed > 0 ? fmt::format(", {} runs failed", failed) : "",
+            audit_failed > 0 ? fmt::format(", {} failed their energy audit", audit_failed) : ""),
+        s.optimize.history);
     return kExitOther;
   }
   if (options.quiet) return kExitOk;

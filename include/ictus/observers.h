@@ -138,13 +138,13 @@ struct PeakResult {
 /// The energy audit of a run judged against a tolerance (docs/cli.md). Two
 /// checks, each relative to the largest kinetic + |potential| energy of the
 /// run (absolute if that is 0): the largest |energy.balance|, and the largest
-/// fall of the continuous dissipation (energy.dissipated less energy.impacts
-/// and energy.switching: the integral of the dampers' and friction's power,
-/// which never decreases) below its running maximum. The balance closes
-/// whatever friction does, so only the second sees friction or a damper
-/// doing positive work (a slip pushed along by its friction), or a
-/// time-stepping scheme creating energy, whose own dissipation the
-/// balance books.
+/// fall of the dissipation (energy.dissipated less energy.switching: what
+/// dampers, friction and impacts took, which never decreases) below its
+/// running maximum since the first sample. The balance closes whatever
+/// friction does, so only the second sees friction or a damper doing
+/// positive work (a slip pushed along by its friction), an impact law that
+/// gives energy, or a time-stepping scheme creating energy, whose own
+/// dissipation the balance books.
 struct EnergyAudit {
   double error = 0.0;      ///< max |energy.balance| [J]
   double relative = 0.0;   ///< ... relative to the energy scale (absolute if that is 0)
@@ -156,7 +156,7 @@ struct EnergyAudit {
   /// below that level (recorded at each growth by 1.25 times) to the sample
   /// before the one that first exceeded it. Meaningful if !balance_passed.
   double from = 0.0, to = 0.0;
-  double fall = 0.0;           ///< the continuous dissipation's largest fall [J]
+  double fall = 0.0;           ///< the dissipation's largest fall [J]
   double fall_relative = 0.0;  ///< ... relative to the energy scale
   bool fall_passed = true;
   /// Where that fall first exceeded tolerance x scale, found as `from`, `to`.
@@ -223,8 +223,8 @@ class Summary : public Observer {
   const std::vector<ChannelExtrema>& extrema() const { return extrema_; }
   /// max |energy.balance| over the samples [J].
   double energy_balance_error() const { return balance_error_.max(); }
-  /// The largest fall of the continuous dissipation below its running
-  /// maximum [J] (EnergyAudit).
+  /// The largest fall of the dissipation (less switching) below its
+  /// running maximum [J] (EnergyAudit).
   double dissipation_fall() const { return fall_.max(); }
   /// The same relative to the largest kinetic + |potential| energy seen.
   double relative_energy_balance_error() const;
@@ -266,10 +266,10 @@ class Summary : public Observer {
   std::vector<int> indices_;
   std::vector<ChannelExtrema> extrema_;
   int balance_ = -1, kinetic_ = -1, potential_ = -1;
-  int dissipated_ = -1, impacts_ = -1, switching_ = -1;
+  int dissipated_ = -1, switching_ = -1;
   internal::RisingMaximum balance_error_;  // of |energy.balance|
-  internal::RisingMaximum fall_;  // of the continuous dissipation below its running maximum
-  double continuous_peak_ = 0.0;  // that running maximum
+  internal::RisingMaximum fall_;           // of the dissipation below its running maximum
+  double dissipation_peak_ = 0.0;          // that running maximum
   double energy_scale_ = 0.0;
   int events_ = 0;
   std::vector<std::string> warnings_;

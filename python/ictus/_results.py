@@ -21,8 +21,8 @@ class Results:
     results.energy_audit the command line's energy audit of the samples (run.json's
     keys: passed, tolerance, error and relative of |energy.balance|, dissipation_fall
     and dissipation_fall_relative, and exceeded_between / fell_between, (from, to) in s
-    where a check failed, else None). results.to_dataframe() gives a pandas DataFrame indexed by t, if pandas is
-    installed.
+    where a check failed, else None). results.to_dataframe() gives a pandas DataFrame
+    indexed by t, if pandas is installed.
     """
 
     def __init__(self, t: np.ndarray, values: Dict[str, np.ndarray], units: Dict[str, str],

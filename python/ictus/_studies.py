@@ -20,8 +20,8 @@ class SweepResults:
     results["k"] / results["max_accel"]: a parameter's or a metric's column (float;
     NaN where a case failed or an event never fired); results.ok (bool array),
     results.audit_passed (bool array: the energy audit of each case that ran; a case
-    whose audit failed keeps its metrics and has the audit's warning as its error),
-    results.errors (the message of each failed case, '' otherwise), results.wall_seconds,
+    whose audit failed keeps its metrics), results.errors (the message of each failed
+    case or the warning of a failed audit, '' otherwise), results.wall_seconds,
     results.parameters / results.metrics (names in the study's order), results.rows
     (the CaseResult records), len(results), results.to_dataframe() (pandas)."""
 
@@ -66,7 +66,9 @@ class SweepResults:
         return pd.DataFrame(data)
 
     def __repr__(self) -> str:
-        return (f"<SweepResults {len(self)} cases ({int(self.ok.sum())} ok), "
+        suspect = int((self.ok & ~self.audit_passed).sum())
+        audit = f", {suspect} failed the energy audit" if suspect else ""
+        return (f"<SweepResults {len(self)} cases ({int(self.ok.sum())} ok{audit}), "
                 f"parameters {self.parameters}, metrics {self.metrics}>")
 
 

@@ -67,15 +67,15 @@ class Objective {
     if (it != cache_.end()) return it->second;
     Evaluation e;
     e.result = runner_.run({0, parameters(u)});
-    // a run whose energy audit failed is no candidate (its objective still
-    // guides the search)
-    e.feasible =
-        e.result.ok && e.result.audit_passed && std::isfinite(e.result.metrics[objective_]);
+    e.feasible = e.result.ok && std::isfinite(e.result.metrics[objective_]);
     if (e.feasible) {
       e.objective = e.result.metrics[objective_];
       for (std::size_t c = 0; c < constrained_.size(); ++c)
         if (violation(e, c) > 0.0) e.feasible = false;
     }
+    // a run whose energy audit failed keeps its objective in the history,
+    // but is never the best, and the method sees it as a failed run
+    if (!e.result.audit_passed) e.feasible = false;
     {
       const std::lock_guard<std::mutex> lock(shared_.mutex);
       e.number = ++shared_.count;
@@ -91,14 +91,16 @@ class Objective {
 
   double value(const std::vector<double>& u) {
     const Evaluation& e = at(u);
-    const double f = e.result.ok ? e.result.metrics[objective_] : std::nan("");
+    const double f =
+        e.result.ok && e.result.audit_passed ? e.result.metrics[objective_] : std::nan("");
     return std::isfinite(f) ? shared_.sign * f : kFailedPenalty;
   }
 
   // Constraint c, scaled by its bound: <= 0 where satisfied.
   double violation(const Evaluation& e, std::size_t c) const {
     const MetricConstraint& mc = study_.optimize.constraints[c];
-    const double v = e.result.ok ? e.result.metrics[constrained_[c]] : std::nan("");
+    const double v =
+        e.result.ok && e.result.audit_passed ? e.result.metrics[constrained_[c]] : std::nan("");
     if (!std::isfinite(v)) return kFailedPenalty;
     double g = -kFailedPenalty;
     if (mc.max) g = std::max(g, (v - *mc.max) / scale(*mc.max));

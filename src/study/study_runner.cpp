@@ -169,9 +169,6 @@ CaseResult StudyRunner::run(const Case& c) const {
     simulation.add_observer(summary);
     simulation.add_observer(others);
     (void)simulation.run();
-    const EnergyAudit audit = summary.energy_audit(energy_tolerance(model.settings()));
-    r.audit_passed = audit.passed;
-    if (!audit.passed) r.error = energy_audit_message(audit);
     const std::vector<PeakResult> measured = summary.peaks();
     std::size_t p = 0;
     for (std::size_t k = 0; k < study_.metrics.size(); ++k)
@@ -182,6 +179,10 @@ CaseResult StudyRunner::run(const Case& c) const {
       r.metrics[k] *= window_end(m.scale, m.scale_where, model, m, 1.0);
       if (m.magnitude) r.metrics[k] = std::abs(r.metrics[k]);
     }
+    // last: a row that fails after its audit carries no verdict
+    const EnergyAudit audit = summary.energy_audit(energy_tolerance(model.settings()));
+    r.audit_passed = audit.passed;
+    if (!audit.passed) r.error = energy_audit_message(audit);
     r.ok = true;
   } catch (const std::exception& e) {
     r.ok = false;

@@ -45,7 +45,7 @@ run_case(audit_loose 0 ARGS ${coarse} --set tol=0.1)
 # fall fails the audit, run.json names where, not the balance
 set(scheme ${SOURCE}/tests/cli/models/audit_scheme_energy.yaml)
 run_case(audit_fall 4 ARGS ${scheme} --quiet
-         EXPECT "warning: energy audit failed: the dissipation by dampers and friction fell by"
+         EXPECT "warning: energy audit failed: the energy dissipated by dampers, friction and impacts fell by"
                 "more than the tolerance 0.001 (simulate: energy_tolerance)"
                 "it first fell that far between t = ")
 if(NOT EXISTS ${OUT}/audit_fall/run.json)

@@ -193,9 +193,10 @@ TEST(StudyRunner, ACaseWhoseEnergyAuditFailsKeepsItsMetricsAndIsMarked) {
   EXPECT_TRUE(rows[0].ok);
   EXPECT_FALSE(rows[0].audit_passed);
   EXPECT_TRUE(std::isfinite(rows[0].metrics[0]));
-  EXPECT_EQ(rows[0].error.rfind("energy audit failed: the dissipation by dampers and friction "
-                                "fell by ",
-                                0),
+  EXPECT_EQ(rows[0].error.rfind(
+                "energy audit failed: the energy dissipated by dampers, friction and impacts "
+                "fell by ",
+                0),
             0u)
       << rows[0].error;
   EXPECT_TRUE(rows[1].ok);
