@@ -135,7 +135,7 @@ double System::Impl::energy_balance(double time, const VecX& state) {
 }
 
 double System::book_step_energy(double t0, const VecX& y0, double t1, VecX& y1, double theta,
-                                double impact_loss, double constraint_work, bool driven) {
+                                double impact_loss, double constraint_work) {
   Impl& s = *impl_;
   const int aux = s.layout.audit_offset();
   const double h = t1 - t0;
@@ -154,15 +154,9 @@ double System::book_step_energy(double t0, const VecX& y0, double t1, VecX& y1, 
   y1(aux + kAuxDriverWork) += constraint_work;
   y1(aux + kAuxImpactLoss) += impact_loss;
   y1(aux + kAuxDissipated) += impact_loss;
-  // what the balance still lacks is the scheme's own dissipation, or on a
-  // driven step the drivers' work: a driven slider-crank, its motion exact,
-  // would book 0.28 J swinging both ways as the scheme's, at any step
-  const double lacking = s.energy_balance(t1, y1) - balance0;
-  const double scheme = driven ? 0.0 : -lacking;
-  if (driven)
-    y1(aux + kAuxDriverWork) += lacking;
-  else
-    y1(aux + kAuxDissipated) += scheme;
+  // what the balance still lacks is the scheme's own dissipation
+  const double scheme = -(s.energy_balance(t1, y1) - balance0);
+  y1(aux + kAuxDissipated) += scheme;
   s.forget_evaluation();
   s.dynamics_valid = false;
   return scheme;

@@ -143,14 +143,11 @@ class MechanicalSystem {
   /// theta-weighted rule, `constraint_work` (the equality impulses' work) as
   /// driver work, `impact_loss` (the kinetic energy the contact impulses
   /// took) in energy.impacts, and what else the balance lacks as the
-  /// scheme's own dissipation; or, on a `driven` step (an equality row whose
-  /// target moves), with the drivers' work, which `constraint_work` gives
-  /// only to first order (their impulses in the projection after the step
-  /// are not in it). Writes the audit entries of y1; returns the scheme's
-  /// dissipation [J] (negative: the scheme gained energy; 0 when driven).
+  /// scheme's own dissipation. Writes the audit entries of y1; returns that
+  /// dissipation [J] (negative: the scheme gained energy).
   virtual double book_step_energy(double /*t0*/, const VecX& /*y0*/, double /*t1*/, VecX& /*y1*/,
                                   double /*theta*/, double /*impact_loss*/,
-                                  double /*constraint_work*/, bool /*driven*/) {
+                                  double /*constraint_work*/) {
     return 0.0;
   }
 

@@ -164,7 +164,7 @@ class System final : public MechanicalSystem {
   /// friction channels read its impulses.
   void hand_contact_friction_to_stepper();
   double book_step_energy(double t0, const VecX& y0, double t1, VecX& y1, double theta,
-                          double impact_loss, double constraint_work, bool driven) override;
+                          double impact_loss, double constraint_work) override;
   /// Bodies joined by any joint (enabled or not) or two-body force element
   /// share a group; all bodies share one if a force formula reads a
   /// position or velocity channel (system_coupling.cpp).

@@ -97,7 +97,7 @@ if (audit)
   app.append(element("div", { id: "audit" },
     `max |energy.balance| = ${formatNumber(audit.error)} J, ${formatNumber(audit.relative)} of the largest kinetic + potential energy; tolerance ${formatNumber(audit.tolerance)}: `,
     element("span", { class: `badge ${audit.exceeded_between ? "bad" : "ok"}` }, audit.exceeded_between ? `failed (first between t = ${audit.exceeded_between.join(" and ")} s)` : "passed"),
-    audit.dissipation_fall === undefined ? "" : element("span", {}, `; largest fall of the dampers' and friction's dissipation ${formatNumber(audit.dissipation_fall)} J, ${formatNumber(audit.dissipation_fall_relative)} of that energy: `),
+    audit.dissipation_fall === undefined ? "" : element("span", {}, `; largest fall of the energy dissipated (less energy.switching) ${formatNumber(audit.dissipation_fall)} J, ${formatNumber(audit.dissipation_fall_relative)} of that energy: `),
     audit.dissipation_fall === undefined ? "" : element("span", { class: `badge ${audit.fell_between ? "bad" : "ok"}` }, audit.fell_between ? `failed (first between t = ${audit.fell_between.join(" and ")} s)` : "passed")));
 const plotArea = element("div", { id: "plots" });
 const energyArea = element("div", { id: "energy" });

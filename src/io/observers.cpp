@@ -446,8 +446,8 @@ void Summary::on_sample(double t, System& system) {
     p.has_last = true;
   }
   balance_error_.add(t, std::abs(system.channel_value(balance_)));
-  // dampers and friction (and a time-stepping scheme's own dissipation)
-  // dampers, friction and impacts; switched elements may bring energy
+  // dampers, friction and impacts (and a time-stepping scheme's own
+  // dissipation); switched elements may bring energy
   const double dissipation = system.channel_value(dissipated_) - system.channel_value(switching_);
   dissipation_peak_ = std::max(dissipation_peak_, dissipation);
   fall_.add(t, dissipation_peak_ - dissipation);

@@ -214,9 +214,8 @@ void MoreauJeanStepper::step(double t_limit) {
   // follows the projected end
   if (system_.project(t_, y_))
     position_difference(layout_, layout_.positions(previous_), layout_.positions(y_), mean_);
-  const bool driven = rows_.target.size() > 0 && rows_.target.cwiseAbs().maxCoeff() > 0.0;
   scheme_dissipation_ += system_.book_step_energy(t_previous_, previous_, t_, y_, theta_,
-                                                  impact_loss, constraint_work, driven);
+                                                  impact_loss, constraint_work);
   system_.record_contact_impulses(h, Pi_);
   ++stats_.steps;
 }
