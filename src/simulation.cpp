@@ -412,8 +412,8 @@ bool Simulation::start(bool with_observers) {
   if (event_contacts_) element_switches_ += open_pulling_contacts(t_, y_);
   defer_log_ = false;
 
-  // at the run's start: a static solve or the modes of such a model are fine
-  refuse_joint_friction_under_time_stepping(system_.model());
+  // a run's start only: a prepared state (ictus static, modes) is fine
+  if (with_observers) refuse_joint_friction_under_time_stepping(system_.model());
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
   stepper_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
   step_watch_ = std::make_unique<internal::StepSizeWatch>(t_, s.until, implied_steps(s));
