@@ -27,13 +27,11 @@ struct Simulation::EventState {
 
 Simulation::Simulation(const Model& model) : Simulation(CompiledModel::make(model)) {}
 
-namespace {
-
 // A time-stepping stepper (Moreau-Jean) imposes contacts and their friction
 // in its steps, not Coulomb friction in joints, whose normal force is a
 // reaction: it would run them frictionless (a double pendulum with rough
 // pins swung to 17 rad where the event-driven run stops at 1.7).
-void refuse_joint_friction_under_time_stepping(const Model& model) {
+void check_integrator_imposes(const Model& model) {
   const IntegratorSettings& in = model.settings().integrator;
   if (!stepper_handles_contacts(in.name)) return;
   for (const Joint& joint : model.joints())
@@ -46,8 +44,6 @@ void refuse_joint_friction_under_time_stepping(const Model& model) {
                                    "ida, or a structural one)",
                                    in.name));
 }
-
-}  // namespace
 
 Simulation::Simulation(std::shared_ptr<const CompiledModel> compiled)
     : system_(std::move(compiled)) {
@@ -413,7 +409,7 @@ bool Simulation::start(bool with_observers) {
   defer_log_ = false;
 
   // a run's start only: a prepared state (ictus static, modes) is fine
-  if (with_observers) refuse_joint_friction_under_time_stepping(system_.model());
+  if (with_observers) check_integrator_imposes(system_.model());
   stepper_ = make_stepper(s.integrator.name, system_, s.integrator);
   stepper_->reset(t_, y_);  // sizes its work vectors: later resets do not allocate
   step_watch_ = std::make_unique<internal::StepSizeWatch>(t_, s.until, implied_steps(s));

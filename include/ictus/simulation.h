@@ -231,4 +231,11 @@ class Simulation final {
   double last_sample_time_ = 0.0;
 };
 
+/// Throws ModelError, at the element, when the model's integrator cannot
+/// impose one of its elements: Coulomb friction in a joint under a
+/// time-stepping integrator (moreau_jean), which imposes contacts and their
+/// friction only. A run checks it at its start; a study before its first
+/// case.
+void check_integrator_imposes(const Model& model);
+
 }  // namespace ictus

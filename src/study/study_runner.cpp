@@ -116,6 +116,8 @@ StudyRunner::StudyRunner(const Study& study) : study_(study) {
   if (std::none_of(study_.parameters.begin(), study_.parameters.end(),
                    [&](const StudyParameter& p) { return consumed.count(p.name) != 0; }))
     parsed_ = std::make_shared<const Model>(model);
+  // refused once, here, rather than in every case
+  check_integrator_imposes(model);
   const System system(model);
   std::vector<std::string> channels;
   for (int k = 0; k < system.channel_count(); ++k) channels.push_back(system.channel_info(k).name);
