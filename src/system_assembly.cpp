@@ -328,7 +328,6 @@ bool System::project(double t, VecX& y, double tolerance) {
   s.compute_kinematics(t, y);
   s.compute_rows();
   bool changed = false;
-  s.projection_driver_work = 0.0;
   // the rows at (t, y) are evaluated once: the position projection starts
   // from them and leaves them evaluated at its result (position-only D and
   // the velocity-dependent gamma are one evaluation), where the velocity
@@ -361,17 +360,8 @@ void System::Impl::project_velocities(double time, VecX& state, bool rows_curren
     p(static_cast<Eigen::Index>(r)) =
         dropped[r] != 0 ? 0.0 : rows[r].target - row_rate(static_cast<int>(r));
   if (!solve_schur(p)) throw SimulationError(time, "singular constraint set in projection");
-  // the impulses' work at the prescribed rates: a driver's (a passive
-  // row's target is zero)
-  projection_driver_work = 0.0;
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    if (dropped[r] == 0) projection_driver_work += p(static_cast<Eigen::Index>(r)) * rows[r].target;
   add_correction(D, p, inverse_mass, dropped, layout.velocities(state));
   compute_kinematics(time, state);
-}
-
-double System::projection_driver_work() const {
-  return impl_->projection_driver_work;
 }
 
 double System::position_violation(double t, const VecX& y) {

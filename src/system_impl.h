@@ -736,7 +736,6 @@ struct System::Impl {
   // work buffers for projection, sized with the structure
   VecX displacement_buffer;  // a Newton step of the positions, 6 per body
   VecX newton_buffer;
-  double projection_driver_work = 0.0;  // of the last project_velocities
   VecX state_buffer;
   VecX impact_velocities_before;  // u- of an impact, for the work of its external impulses
 

@@ -79,11 +79,6 @@ class MechanicalSystem {
   /// model's projection settings: the stages an explicit stepper evaluates
   /// near a singular configuration (steppers/singular_crossing.h).
   virtual bool project_to(double /*t*/, VecX& /*y*/, double /*tolerance*/) { return false; }
-  /// The work of the last project()'s velocity impulses at their rows'
-  /// prescribed rates, sum of p_r h_r: the drivers' share of the
-  /// projection (0 when it moved no velocity). A time-stepping stepper
-  /// books it with the step's own constraint work.
-  virtual double projection_driver_work() const { return 0.0; }
   /// How far the last evaluation was from a configuration where the rank of
   /// the constraints falls (a parallelogram's links collinear): a distance
   /// that falls linearly in time to zero as a motion passes one (the

@@ -210,7 +210,6 @@ class System final : public MechanicalSystem {
   /// The same with the model's projection tolerance (mechanical_system.h).
   bool project(double t, VecX& y) override;
   bool project_to(double t, VecX& y, double tolerance) override { return project(t, y, tolerance); }
-  double projection_driver_work() const override;
   double singularity_distance() override;
   double singularity_distance_at(double t, const VecX& y) override;
   void note_singular_passage(double t, const VecX& y) override;

@@ -211,15 +211,9 @@ void MoreauJeanStepper::step(double t_limit) {
     constraint_work = 0.5 * p_.dot(rhs_);
   }
   // the joints' drift (contacts are not projected); the dense output
-  // follows the projected end. The projection's impulses on driven rows
-  // are the drivers' too: a driven row's velocity, imposed at the rows of
-  // the step's start, is put right at its end (a slider-crank at constant
-  // crank speed swung its dissipation by 0.28 J of a 1.95 J energy scale
-  // without them).
-  if (system_.project(t_, y_)) {
+  // follows the projected end
+  if (system_.project(t_, y_))
     position_difference(layout_, layout_.positions(previous_), layout_.positions(y_), mean_);
-    constraint_work += system_.projection_driver_work();
-  }
   scheme_dissipation_ += system_.book_step_energy(t_previous_, previous_, t_, y_, theta_,
                                                   impact_loss, constraint_work);
   system_.record_contact_impulses(h, Pi_);

@@ -159,33 +159,6 @@ TEST(ContactMoreauJean, PistonAgainstTheEventDrivenReference) {
   EXPECT_NEAR(run.final("energy.impacts"), 15.0113, 1e-4);
 }
 
-// A slider-crank driven at constant crank speed (examples/slider_crank.yaml,
-// no dampers, its motion prescribed): Moreau-Jean's own dissipation, what
-// its energy balance lacks, is the error of the drivers' work it books,
-// which must vanish with the step. The projection after each step puts the
-// driven row's rate right at the step's end with impulses of the step's
-// order; booked as the driver's (p h_r), the error is O(h): at most 0.06 J
-// at h = 1e-3 and 0.006 J at 1e-4 over the first turn, of the 18.8 J the
-// gas load and the motor exchange. Without them it swung by 0.28 J at any
-// step (docs/cli.md, the energy audit).
-TEST(ContactMoreauJean, ADrivenSliderCranksOwnDissipationVanishesWithTheStep) {
-  std::vector<double> swing;
-  for (const double step : {1e-3, 1e-4}) {
-    Model model = load_model(test::source_path("examples/slider_crank.yaml"));
-    SimulationSettings& s = model.settings();
-    s.integrator.name = "moreau_jean";
-    s.integrator.step = step;
-    s.integrator.given = {"step"};
-    s.integrator.given_where = {s.integrator.where};
-    s.until = 1.0;  // one turn
-    const test::RecordedRun run = test::run_and_record(model, {"energy.dissipated"});
-    swing.push_back(run.max_abs("energy.dissipated"));
-  }
-  EXPECT_LE(swing[0], 0.07);
-  EXPECT_LE(swing[1], 0.007);
-  EXPECT_GE(swing[0] / swing[1], 8.0);  // first order
-}
-
 // A box dropped flat on four corners (four rows of rank 3: W singular): it
 // settles without turning, the four lower corners share m g, the upper ones
 // carry nothing.
