@@ -80,7 +80,7 @@ int coordinate(const SweepPlan& plan, int ranks, bool quiet) {
     std::fflush(stdout);
   }
   install_interruption_handlers();
-  SweepProgress progress(plan.cases.size(), rows.size(), quiet);
+  SweepProgress progress(plan.cases.size(), rows, quiet);
   std::size_t next = 0;
   int working = ranks - 1;  // ranks not yet told to stop
   std::string journal_error;

@@ -30,14 +30,20 @@ SweepPlan plan_sweep(const StudyCommandOptions& options) {
   return plan;
 }
 
-SweepProgress::SweepProgress(std::size_t total, std::size_t done_before, bool quiet)
+SweepProgress::SweepProgress(std::size_t total, const std::map<int, study::CaseResult>& before,
+                             bool quiet)
     : total_(total),
-      done_(done_before),
-      done_before_(done_before),
+      done_(before.size()),
+      done_before_(before.size()),
       quiet_(quiet),
       tty_(isatty(STDERR_FILENO) != 0),
       started_(std::chrono::steady_clock::now()),
-      last_print_(started_) {}
+      last_print_(started_) {
+  for (const auto& [index, row] : before) {
+    if (!row.ok) ++failed_;
+    if (row.ok && !row.audit_passed) ++audit_failed_;
+  }
+}
 
 void SweepProgress::case_done(const study::CaseResult& result) {
   ++done_;
@@ -126,7 +132,7 @@ int command_sweep(const StudyCommandOptions& options) {
     std::fflush(stdout);
   }
   install_interruption_handlers();
-  SweepProgress progress(plan.cases.size(), rows.size(), options.quiet);
+  SweepProgress progress(plan.cases.size(), rows, options.quiet);
   study::SweepOptions so;
   so.threads = plan.threads;
   so.stop = &interruption_flag();

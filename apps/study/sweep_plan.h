@@ -27,7 +27,9 @@ SweepPlan plan_sweep(const StudyCommandOptions& options);
 /// Progress on stderr: a line at most once a second, and one at the end.
 class SweepProgress {
  public:
-  SweepProgress(std::size_t total, std::size_t done_before, bool quiet);
+  /// `before`: the rows a journal kept from an interrupted sweep, counted
+  /// as done (their failures too).
+  SweepProgress(std::size_t total, const std::map<int, study::CaseResult>& before, bool quiet);
   void case_done(const study::CaseResult& result);
   void finish();
 

@@ -91,16 +91,14 @@ class Objective {
 
   double value(const std::vector<double>& u) {
     const Evaluation& e = at(u);
-    const double f =
-        e.result.ok && e.result.audit_passed ? e.result.metrics[objective_] : std::nan("");
+    const double f = usable(e) ? e.result.metrics[objective_] : std::nan("");
     return std::isfinite(f) ? shared_.sign * f : kFailedPenalty;
   }
 
   // Constraint c, scaled by its bound: <= 0 where satisfied.
   double violation(const Evaluation& e, std::size_t c) const {
     const MetricConstraint& mc = study_.optimize.constraints[c];
-    const double v =
-        e.result.ok && e.result.audit_passed ? e.result.metrics[constrained_[c]] : std::nan("");
+    const double v = usable(e) ? e.result.metrics[constrained_[c]] : std::nan("");
     if (!std::isfinite(v)) return kFailedPenalty;
     double g = -kFailedPenalty;
     if (mc.max) g = std::max(g, (v - *mc.max) / scale(*mc.max));
@@ -113,6 +111,8 @@ class Objective {
 
  private:
   static double scale(double bound) { return std::abs(bound) > 0.0 ? std::abs(bound) : 1.0; }
+  // a run the method may learn from: it ran to its end and passed its audit
+  static bool usable(const Evaluation& e) { return e.result.ok && e.result.audit_passed; }
 
   const StudyRunner& runner_;
   const Study& study_;

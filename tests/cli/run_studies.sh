@@ -71,6 +71,15 @@ grep -q '^1,-1,,failed,.*mass' impossible.csv || { fail "impossible parameter: n
 grep -q '^2,3,[-0-9.e]*,ok,' impossible.csv || fail "impossible parameter: case 2 did not run"
 expect_in "impossible parameter (stderr)" "case 1 failed" impossible.err
 expect_in "impossible parameter (summary)" "(1 failed" impossible.out
+# started again from a journal that holds the failed row: the progress counts
+# it among the failed cases, as the summary does
+head -3 impossible.csv > impossible_again.csv.journal
+"$ictus" sweep "$source_dir/tests/studies/impossible_mass.yaml" --out impossible_again.csv \
+  > impossible_again.out 2> impossible_again.err
+expect_status "impossible parameter, restarted" 0 $?
+expect_in "impossible parameter, restarted (progress)" "sweep: 3/3 cases (1 failed)" \
+  impossible_again.err
+expect_in "impossible parameter, restarted (summary)" "(1 failed" impossible_again.out
 
 # --- restart from a journal -----------------------------------------------------
 # the first 40 rows as an earlier start left them (their wall time marked), and
