@@ -1046,7 +1046,12 @@ simulate: {until: 3, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
   for (const Case c :
        {Case{0.5, 0.05, 0.3}, Case{0.5, 0.1, 0.3}, Case{0.7, 0.05, 0.3}, Case{1.2, 0.0, 0.3},
         Case{0.7, 0.1, 0.0}, Case{0.5, 0.15, 0.0}, Case{0.7, 0.15, 0.0}, Case{0.9, 0.1, 0.3, 1e-8},
-        Case{1.2, 0.03, 0.3, 1e-8}, Case{0.7, 0.1, 0.6, 1e-8}}) {
+        Case{1.2, 0.03, 0.3, 1e-8}, Case{0.7, 0.1, 0.6, 1e-8},
+        // rocking on an edge yawed by 1e-7 rad at 1.82 s, a corner's y
+        // tangent locked by the other's stuck hold: was stopped as Painleve
+        // (no combination), its coupling through the parting rows taken for
+        // a response (system_friction_decision.cpp, lock_below)
+        Case{0.3, 0.15, 0.3}}) {
     const std::string label = fmt::format("ang {} yp {} e {}", c.ang, c.yp, c.e);
     std::vector<std::string> channels = {"box.z",  "box.vx",         "box.vy",
                                          "box.vz", "box.wx",         "box.wy",
