@@ -237,14 +237,19 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   auto slips_on = [&](int i) { return i >= deciding; };
   const ForceContext ctx(s.kin, s.t);
   auto names = [&]() {
-    std::string out;
-    for (int i = 0; i < deciding; ++i)
-      out += fmt::format("{}{} '{}'", i == 0 ? "" : ", ",
-                         own_limit(i)              ? "element"
-                         : at(i).contact_side >= 0 ? "contact"
-                                                   : "joint",
-                         own_limit(i) ? s.forces[static_cast<std::size_t>(at(i).force)]->name()
-                                      : s.friction_element(at(i)).site());
+    std::string out, last;
+    for (int i = 0; i < deciding; ++i) {
+      const std::string name =
+          fmt::format("{} '{}'",
+                      own_limit(i)              ? "element"
+                      : at(i).contact_side >= 0 ? "contact"
+                                                : "joint",
+                      own_limit(i) ? s.forces[static_cast<std::size_t>(at(i).force)]->name()
+                                   : s.friction_element(at(i)).site());
+      if (name == last) continue;  // a contact point's second tangent
+      out += (out.empty() ? "" : ", ") + name;
+      last = name;
+    }
     return out;
   };
 
@@ -391,13 +396,15 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   auto lock_below = [&](double fraction) {
     // an element whose own response is below that fraction is locked by
     // the holds (its force moves nothing of its own), and so are its
-    // couplings: C being a Gram matrix, |C_ij| <= sqrt(C_ii C_jj), up to
-    // 1e-5 of the free responses, and of the order of the rows' parting,
-    // not a response (a box lying on its side, rocking on an edge yawed by
-    // 1e-7 rad: a corner's y tangent on one row with the other corner's
-    // stuck hold, C_ii = 2e-14 and C_ij = 6e-8, was held to cancel a drift
-    // of 1.4e-13 with 6.3 N through them, beyond its cone, and no
-    // combination held)
+    // couplings: C is a Gram matrix (symmetric, positive semidefinite), and
+    // with C_ii taken for zero it cannot keep C_ij, |C_ij| <= sqrt(C_ii
+    // C_jj), up to 1e-5 of the free responses: rows parted by up to about
+    // 1e-5 rad are taken for dependent. A box lying on its side, rocking on
+    // an edge yawed by 1e-7 rad: a corner's y tangent on one row with the
+    // other corner's stuck hold, C_ii = 2e-14 and C_ij = 6e-8 (the yaw's
+    // first-order coupling), was held to cancel a drift of 1.4e-13 (a0 after
+    // drop_dependent_directions) with 6.3 N through them, beyond its cone,
+    // and no combination held
     for (int r = 0; r < n; ++r)
       if (unconstrained(r) > 0.0 && std::abs(C(r, r)) <= fraction * unconstrained(r)) {
         C.row(r).setZero();
