@@ -82,6 +82,12 @@ constexpr long kTrialBudget = 200000;
 // by the free ones) is taken for none (decide_friction_together).
 constexpr double kNearlyLocked = 1e-6;
 
+// The stabilisation's pull along such directions that is still taken for
+// the correction of a drift: beyond this fraction of what the largest
+// force gives the set free (1e-3, where the flat landing's is 5e-6), the
+// drift is gross and no decision is taken at it.
+constexpr double kGrossDrift = 1e-3;
+
 // The body accelerations that the active rows' Baumgarte terms give alone
 // (no loads, no gamma): the share of the last solve's accelerations that
 // pulls the rows' drift back (stabilised_target.h; seed 000, eq. 7).
@@ -102,9 +108,13 @@ std::vector<Vec6> stabilisation_accelerations(System::Impl& s) {
       throw SimulationError(s.t, System::Impl::kMassesOutOfRange);
     return acc;
   }
-  // S p = rhs without loads (system_dynamics.cpp), then u' = M^-1 D^T p
+  // S p = rhs without loads (system_dynamics.cpp), then u' = M^-1 D^T p;
+  // `solver` holds S only where the last solve did not go through the tree
   mult = rhs;
-  s.solver.solve_in_place(mult);
+  if (!s.tree_used)
+    s.solver.solve_in_place(mult);
+  else if (!s.solve_schur(mult))
+    throw SimulationError(s.t, System::Impl::kMassesOutOfRange);
   for (Eigen::Index r = 0; r < m; ++r)
     if (s.dropped[static_cast<std::size_t>(r)] == 0)
       s.D.add_inverse_mass_transpose(
@@ -473,29 +483,37 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     if (rank == 0 || rank == n) return false;
     const MatX dropped = svd.matrixU().rightCols(n - rank);
     const VecX along = dropped.transpose() * root.cwiseInverse().cwiseProduct(a0);
-    // what of it the Baumgarte terms do not give is judged: a box landing
-    // flat after a cascade of bounces on its corners pulls its drift back
-    // with 1-3e-5 m/s^2 along such directions, beyond kLockedDrift, and all
-    // of it (to 3e-15) is the stabilisation's
-    VecX stabilising(n);
-    const std::vector<Vec6> stabilised = stabilisation_accelerations(s);
-    for (int i = 0; i < k; ++i) {
-      const Impl::FrictionJoint& fi = at(i);
-      if (ball(i)) {
-        stabilising.segment<3>(off(i)) = s.relative_angular_acceleration(fi, stabilised);
-        continue;
+    const double drift = Impl::kLockedDrift * std::sqrt(unconstrained.maxCoeff()) * force_scale;
+    // beyond that level, where it is the Baumgarte terms' pull on a drift:
+    // what of it they do not give is judged, their own share bounded (a box
+    // landing flat after a cascade of bounces on its corners pulls its
+    // drift back with 1-3e-5 m/s^2 along such directions, beyond the
+    // drift's level, all of it the stabilisation's but 2e-12)
+    auto explained_by_stabilisation = [&]() {
+      VecX stabilising(n);
+      const std::vector<Vec6> stabilised = stabilisation_accelerations(s);
+      for (int i = 0; i < k; ++i) {
+        const Impl::FrictionJoint& fi = at(i);
+        if (ball(i)) {
+          stabilising.segment<3>(off(i)) = s.relative_angular_acceleration(fi, stabilised);
+          continue;
+        }
+        double a = 0.0;
+        if (fi.base != kGround)
+          a += fi.rate_row.J_base.dot(stabilised[static_cast<std::size_t>(fi.base)]);
+        if (fi.follower != kGround)
+          a += fi.rate_row.J_follower.dot(stabilised[static_cast<std::size_t>(fi.follower)]);
+        stabilising(off(i)) = a;
       }
-      double a = 0.0;
-      if (fi.base != kGround)
-        a += fi.rate_row.J_base.dot(stabilised[static_cast<std::size_t>(fi.base)]);
-      if (fi.follower != kGround)
-        a += fi.rate_row.J_follower.dot(stabilised[static_cast<std::size_t>(fi.follower)]);
-      stabilising(off(i)) = a;
-    }
-    const VecX unexplained =
-        dropped.transpose() * root.cwiseInverse().cwiseProduct(a0 - stabilising);
-    if (unexplained.norm() > Impl::kLockedDrift * std::sqrt(unconstrained.maxCoeff()) * force_scale)
-      return false;
+      // a locked element's a0, zeroed for its drift (lock_below), has no
+      // share left to take out
+      for (int r = 0; r < n; ++r)
+        if (a0(r) == 0.0) stabilising(r) = 0.0;
+      const VecX share = dropped.transpose() * root.cwiseInverse().cwiseProduct(stabilising);
+      return share.norm() <= kGrossDrift * std::sqrt(unconstrained.maxCoeff()) * force_scale &&
+             (along - share).norm() <= drift;
+    };
+    if (along.norm() > drift && !explained_by_stabilisation()) return false;
     C = root.asDiagonal() *
         (svd.matrixU().leftCols(rank) * values.head(rank).asDiagonal() *
          svd.matrixV().leftCols(rank).transpose()) *
