@@ -1015,6 +1015,28 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // leave the modes as given (the caller keeps what it had)
   if (!must_slip.empty() && (!enumerated || best_count != 1)) return;
   if (enumerated) {
+    if (best_count > 1 && (mu_static.array() > mu.array()).any()) {
+      // Several where the static coefficients exceed the kinetic: counted
+      // again with mu_s = mu, one means the excess admits the others (a box
+      // sliding on four corners, two tangents at zero rate together: either
+      // holds with a force between mu N and mu_s N while the other slips)
+      const VecX static_coefficients = mu_static;
+      mu_static = mu;
+      best_count = 0;
+      const bool recounted = enumerate();
+      const int kinetic = best_count;
+      mu_static = static_coefficients;
+      if (recounted && kinetic == 1)
+        throw SimulationError(
+            s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "
+                             "as normal forces has several consistent combinations of stick and "
+                             "slip here, through the static coefficient's excess over the "
+                             "kinetic (with mu_static = mu there would be one{}); the rigid model "
+                             "does not determine the motion. Bring mu_static nearer mu, or model "
+                             "the compliance",
+                             names(), not_solved()));
+      best_count = 2;
+    }
     if (best_count != 1)
       throw SimulationError(
           s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "
