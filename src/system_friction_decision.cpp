@@ -336,21 +336,25 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   MatX Tv = MatX::Zero(3 * k, n);
   auto spatial = [&](int i) { return off_line[static_cast<std::size_t>(i)] != 0; };
   Eigen::Matrix<double, 3, Eigen::Dynamic> R(3, n);  // normal-force vectors per column
+  // element i's acceleration (a ball's relative angular one) for the body
+  // accelerations acc, into its rows of `out`
+  auto element_acceleration = [&](int i, const std::vector<Vec6>& acc, auto&& out) {
+    const Impl::FrictionJoint& fi = at(i);
+    if (ball(i)) {
+      out.template segment<3>(off(i)) = s.relative_angular_acceleration(fi, acc);
+      return;
+    }
+    double a = 0.0;
+    if (fi.base != kGround) a += fi.rate_row.J_base.dot(acc[static_cast<std::size_t>(fi.base)]);
+    if (fi.follower != kGround)
+      a += fi.rate_row.J_follower.dot(acc[static_cast<std::size_t>(fi.follower)]);
+    out(off(i)) = a;
+  };
   for (int i = 0; i < k; ++i) {
     const Impl::FrictionJoint& fi = at(i);
     const int o = off(i);
-    for (int c = 0; c < n; ++c) {
-      const std::vector<Vec6>& acc = *column_acc[static_cast<std::size_t>(c)];
-      if (ball(i)) {
-        C.block<3, 1>(o, c) = s.relative_angular_acceleration(fi, acc);
-        continue;
-      }
-      double a = 0.0;
-      if (fi.base != kGround) a += fi.rate_row.J_base.dot(acc[static_cast<std::size_t>(fi.base)]);
-      if (fi.follower != kGround)
-        a += fi.rate_row.J_follower.dot(acc[static_cast<std::size_t>(fi.follower)]);
-      C(o, c) = a;
-    }
+    for (int c = 0; c < n; ++c)
+      element_acceleration(i, *column_acc[static_cast<std::size_t>(c)], C.col(c));
     if (ball(i)) {
       a0.segment<3>(o) =
           s.relative_angular_acceleration(fi, s.accelerations) - C.middleRows(o, 3) * current;
@@ -492,19 +496,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     auto explained_by_stabilisation = [&]() {
       VecX stabilising(n);
       const std::vector<Vec6> stabilised = stabilisation_accelerations(s);
-      for (int i = 0; i < k; ++i) {
-        const Impl::FrictionJoint& fi = at(i);
-        if (ball(i)) {
-          stabilising.segment<3>(off(i)) = s.relative_angular_acceleration(fi, stabilised);
-          continue;
-        }
-        double a = 0.0;
-        if (fi.base != kGround)
-          a += fi.rate_row.J_base.dot(stabilised[static_cast<std::size_t>(fi.base)]);
-        if (fi.follower != kGround)
-          a += fi.rate_row.J_follower.dot(stabilised[static_cast<std::size_t>(fi.follower)]);
-        stabilising(off(i)) = a;
-      }
+      for (int i = 0; i < k; ++i) element_acceleration(i, stabilised, stabilising);
       // a locked element's a0, zeroed for its drift (lock_below), has no
       // share left to take out
       for (int r = 0; r < n; ++r)
