@@ -581,9 +581,10 @@ void System::evaluate(double t, const VecX& y, Stage stage) {
 bool System::accept(double t, VecX& y) {
   Impl& s = *impl_;
   bool changed = false;
-  // judged on the last evaluation if it was at this very state (the end-of-step
-  // derivative of both integrators)
-  if ((s.dropped_row_violated && s.t == t) || s.rank_lowered) {
+  // judged on the stepper's last solve if it was at this very time (the
+  // end-of-step derivative of both integrators), whatever the probes on the
+  // step's dense output evaluated after it (System::end_probe)
+  if ((s.dropped_row_violated && s.dropped_row_violated_at == t) || s.rank_lowered) {
     // the rank of D went up (see solve_dynamics), or may have: a row dropped
     // at a singular configuration comes back as soon as the geometry allows,
     // before its direction drifts (issue 13 defect 2)

@@ -310,8 +310,10 @@ void System::Impl::solve_dynamics() {
     if (dropped[r] == 0) continue;
     const double residual = std::abs(row_rate(static_cast<int>(r)) - rows[r].target);
     if (residual > 1e-3 * row_speed_scale(static_cast<int>(r)) && residual > 1e3 * kept_residual &&
-        residual > 1e-10)
+        residual > 1e-10) {
       dropped_row_violated = true;
+      dropped_row_violated_at = t;
+    }
   }
 
   tree_used = solve_on_tree();

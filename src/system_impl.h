@@ -248,6 +248,7 @@ struct System::Impl {
     long rank_changes = 0;
     double geometric_check_below = 0.0;
     bool rank_lowered = false, dropped_row_violated = false, inertia_ill_conditioned = false;
+    double dropped_row_violated_at = 0.0;
     bool self_stress_saved = false;  // a rank change in the probe: self_stress kept here
   } before_probe;
   bool probing = false;
@@ -794,7 +795,8 @@ struct System::Impl {
     row_geometry_current = false;
   }
   bool redetecting = false;
-  bool dropped_row_violated = false;  // a dependent row no longer holds: re-detect
+  bool dropped_row_violated = false;     // a dependent row no longer holds: re-detect
+  double dropped_row_violated_at = 0.0;  // the time of the solve that found it
   // the rank of D when the structure was built, and whether a singular
   // configuration lowered it since: then the rank is decided again at every
   // accepted step, so rows come back as soon as the geometry has them

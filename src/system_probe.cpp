@@ -23,6 +23,7 @@ void copy_rank_decision(const From& from, To& to) {
   to.geometric_check_below = from.geometric_check_below;
   to.rank_lowered = from.rank_lowered;
   to.dropped_row_violated = from.dropped_row_violated;
+  to.dropped_row_violated_at = from.dropped_row_violated_at;
   to.inertia_ill_conditioned = from.inertia_ill_conditioned;
 }
 
@@ -48,6 +49,9 @@ void System::end_probe() {
   if (!s.probing) return;
   s.probing = false;
   Impl::RankDecision& b = s.before_probe;
+  // the stepper's own finding, judged at its accepted state (System::accept),
+  // not where a probe's solve found the same
+  s.dropped_row_violated_at = b.dropped_row_violated_at;
   if (!b.self_stress_saved && b.dropped == s.dropped &&
       b.geometric_check_below == s.geometric_check_below && b.rank_lowered == s.rank_lowered &&
       b.dropped_row_violated == s.dropped_row_violated &&

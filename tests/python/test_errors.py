@@ -81,12 +81,8 @@ def expectations(path):
     return header
 
 
-# checks of the command line alone (output size, --set), not of the library;
-# and a stop at two tangents reaching zero rate together, which the step
-# path decides: the channels a run records change that path (recording
-# box.x alone, the command line runs on to the end too; energy.*, it stops),
-# and ictus.run records others
-CLI_ONLY = {"output_step_too_small", "set_malformed", "contact_friction_static_excess_several"}
+# checks of the command line alone (output size, --set), not of the library
+CLI_ONLY = {"output_step_too_small", "set_malformed"}
 # what the command line says about its output directory
 CLI_TEXTS = ("results.incomplete.csv", "no results written", "partial results:")
 BAD_MODELS = sorted(p for p in (SOURCE / "tests" / "bad_models").glob("*.yaml")
