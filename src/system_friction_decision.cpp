@@ -909,6 +909,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   // and a joint two sides; a slipping ball one option, its direction found
   // with the solution. False when it would exceed the budget.
   int best_count = 0;
+  int best_stuck = 0;  // the level of the consistent combinations found
   auto enumerate = [&]() {
     std::vector<int> slip(static_cast<std::size_t>(k));
     long trials = 0;  // linear systems solved
@@ -955,6 +956,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
             const int count = combination_holds();
             if (count == 0) continue;
             best_count += count;  // a different combination with as many stuck
+            best_stuck = stuck;
             best = mode;
             best_solution = solution;
             break;  // one side pattern per combination suffices
@@ -1013,11 +1015,26 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       // sliding on four corners, two tangents at zero rate together: either
       // holds with a force between mu N and mu_s N while the other slips)
       const VecX static_coefficients = mu_static;
+      const int level = best_stuck;
       mu_static = mu;
       best_count = 0;
       const bool recounted = enumerate();
       const int kinetic = best_count;
       mu_static = static_coefficients;
+      // With as many stuck, that one is consistent with every static
+      // coefficient from mu to mu_s (its stuck forces within mu N, its slips
+      // at mu N whatever mu_s), the others only above some of them: it is
+      // taken, and the choice is said. The rigid model does not decide it.
+      if (recounted && kinetic == 1 && best_stuck == level) {
+        s.warn(fmt::format(
+            "t = {:.9g} s: {}: at zero slip rate together, several consistent combinations of "
+            "stick and slip through the static coefficient's excess over the kinetic; the one "
+            "that holds with every static coefficient from mu to mu_static is taken (the rigid "
+            "model does not determine which: model the compliance to decide it)",
+            s.t, names()));
+        take(best, best_solution);
+        return;
+      }
       if (recounted && kinetic == 1)
         throw SimulationError(
             s.t, fmt::format("{}: at zero slip rate together, Coulomb friction with the reactions "

@@ -1059,7 +1059,11 @@ TEST(ContactFriction, ATallBoxPushedOverFallsOnItsSideAndComesToRest) {
         // landing flat after a cascade of bounces, its tangents' Baumgarte
         // pull of 1-3e-5 m/s^2 along the nearly locked directions: was
         // stopped as Painleve ('several', 2.4021 s; drop_dependent_directions)
-        Case{0.3, 0.0, 0.6}}) {
+        Case{0.3, 0.0, 0.6},
+        // two tangents at zero rate together, either holding while the other
+        // slips: the combination every mu_s from mu up admits is taken (was
+        // stopped at 1.8429 s; the test below)
+        Case{0.7, 0.1, 0.3}}) {
     const std::string label = fmt::format("ang {} yp {} e {}", c.ang, c.yp, c.e);
     std::vector<std::string> channels = {"box.z",  "box.vx",         "box.vy",
                                          "box.vz", "box.wx",         "box.wy",
@@ -1143,6 +1147,36 @@ TEST(ContactFriction, RecordingEveryChannelDoesNotChangeWhenADroppedHoldComesBac
   EXPECT_EQ(b.integrator.steps, a.integrator.steps);
   EXPECT_EQ(b.element_switches, a.element_switches);
   EXPECT_EQ(recorded.series("box.x"), positions.series("box.x"));
+}
+
+// Several consistent combinations at zero rate through the static
+// coefficient's excess (mu 0.5, mu_s 0.6): the tall box pushed over at
+// 0.7 rad, 0.1 m off centre, e = 0.3 slides on its side, and at 1.8429 s
+// two corners' tangents reach zero rate together; with mu_s = mu one
+// combination holds, with as many stuck, and it holds with every static
+// coefficient between (its stuck forces within mu N). It is taken, with a
+// warning naming the contacts and the time, where the run stopped; the box
+// comes to rest on its side (the cones and the rest: the test above). Where
+// the one left with mu_s = mu has fewer stuck, the run still stops
+// (tests/bad_models/contact_friction_static_excess_several.yaml).
+TEST(ContactFriction,
+     SeveralCombinationsThroughTheStaticExcessTakeTheOneEveryStaticCoefficientAdmits) {
+  const test::RecordedRun r = test::run_and_record(
+      parse_model(kPushedOver, "pushed over", {{"ang", "0.7"}, {"yp", "0.1"}, {"e", "0.3"}}),
+      {"box.z"});
+  ASSERT_DOUBLE_EQ(r.t.back(), 3.0);
+  int taken = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind != "warning" || e.detail.find("from mu to mu_static is taken") == std::string::npos)
+      continue;
+    ++taken;
+    EXPECT_NEAR(e.t, 1.8429455, 1e-6);
+    EXPECT_NE(e.detail.find("contact 'floor.p7', contact 'floor.p5'"), std::string::npos)
+        << e.detail;
+    EXPECT_NE(e.detail.find("t = 1.8429455"), std::string::npos) << e.detail;
+  }
+  EXPECT_EQ(taken, 1);
+  EXPECT_NEAR(r.final("box.z"), 0.1, 1e-9);
 }
 
 // A box on four rough corners pushed off its centre at 30 degrees, b t at a
