@@ -193,29 +193,21 @@ void System::Impl::unit_response(const FrictionJoint& fj, const Vec3* moment_W,
     accumulator.add_torque_W(fj.base, ctx.body(fj.base), -*moment_W);
   }
   const auto m = static_cast<Eigen::Index>(rows.size());
-  if (mult.size() != m) mult.resize(m);  // at structure changes only
+  if (mult.size() != m) mult.resize(m);                          // at structure changes only
+  if (unit_zero_rhs.size() != m) unit_zero_rhs = VecX::Zero(m);  // likewise
+  auto unit_load = [this](BodyIndex b) {
+    const BodyLoad& l = unit_loads[static_cast<std::size_t>(b)];
+    return (Vec6() << l.force_W, l.torque_B).finished();
+  };
   if (inertia_ill_conditioned) {
-    if (unit_zero_rhs.size() != m) unit_zero_rhs = VecX::Zero(m);
-    if (!kkt.solve(
-            D,
-            [this](BodyIndex b) {
-              const BodyLoad& l = unit_loads[static_cast<std::size_t>(b)];
-              return (Vec6() << l.force_W, l.torque_B).finished();
-            },
-            unit_zero_rhs, dropped, acc, mult))
+    if (!kkt.solve(D, unit_load, unit_zero_rhs, dropped, acc, mult))
       throw SimulationError(t, kMassesOutOfRange);
   } else if (tree_used && tree_may_solve() && tree.factorize(rows)) {
     // the dynamics went through the tree (no frictional joint: elements with
     // a limit of their own, own_limit_member), and `solver` holds S of an
     // earlier state: the tree's factorisation, kept where the rows are those
     // it was made for, gives the response with D u' = 0
-    if (unit_zero_rhs.size() != m) unit_zero_rhs = VecX::Zero(m);
-    tree.solve(
-        [this](BodyIndex b) {
-          const BodyLoad& l = unit_loads[static_cast<std::size_t>(b)];
-          return (Vec6() << l.force_W, l.torque_B).finished();
-        },
-        unit_zero_rhs, acc, mult);
+    tree.solve(unit_load, unit_zero_rhs, acc, mult);
   } else {
     // `solver` holds the kept rows' S unless the dynamics went through the tree
     if (tree_used) {
