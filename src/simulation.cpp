@@ -415,9 +415,11 @@ bool Simulation::start(bool with_observers) {
   step_watch_ = std::make_unique<internal::StepSizeWatch>(t_, s.until, implied_steps(s));
   if (with_observers)
     for (Observer* o : observers_) o->on_start(system_, s.start, s.until);
-  // the modes decided at t0, logged before the first sample
+  // the modes decided at t0, logged before the first sample, with what
+  // their decisions warned about (at t0, not at the first step)
   for (EventRecord& r : deferred_switches_) record(std::move(r));
   deferred_switches_.clear();
+  log_warnings();
   if (with_observers) sample(t_, y_);
   bool stop = false;
   const std::vector<const EventState*> initial = initial_events(t_, y_);

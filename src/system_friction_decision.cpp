@@ -1025,7 +1025,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       // coefficient from mu to mu_s (its stuck forces within mu N, its slips
       // at mu N whatever mu_s), the others only above some of them: it is
       // taken, and the choice is said. The rigid model does not decide it.
-      if (recounted && kinetic == 1 && best_stuck == level) {
+      // Only where every combination was solved (no more than two balls
+      // slipping, no joint's reaction off its line): else one is not shown.
+      if (recounted && kinetic == 1 && best_stuck == level && !unsolved && spatial_why.empty()) {
         s.warn(fmt::format(
             "t = {:.9g} s: {}: at zero slip rate together, several consistent combinations of "
             "stick and slip through the static coefficient's excess over the kinetic; the one "
