@@ -50,7 +50,9 @@ void System::end_probe() {
   s.probing = false;
   Impl::RankDecision& b = s.before_probe;
   // the stepper's own finding, judged at its accepted state (System::accept),
-  // not where a probe's solve found the same
+  // not where a probe's solve found the same; a solve kept from the probe
+  // would carry the probe's stamp, so it is done again when read
+  if (s.dropped_row_violated_at != b.dropped_row_violated_at) s.dynamics_valid = false;
   s.dropped_row_violated_at = b.dropped_row_violated_at;
   if (!b.self_stress_saved && b.dropped == s.dropped &&
       b.geometric_check_below == s.geometric_check_below && b.rank_lowered == s.rank_lowered &&

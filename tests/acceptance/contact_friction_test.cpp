@@ -1120,8 +1120,8 @@ TEST(ContactFriction, ATallBoxPushedOverFallsOnItsSideAndComesToRest) {
 // leave it inside the step, and then the hold came back a step later. The
 // box pushed over at 0.9 rad, 0.15 m off centre, e = 0.3: recording box.x
 // alone, floor.p3.friction_y came back at 1.47870 s and the run went on to
-// its end; recording energy.* (the command line's default set) or every
-// channel, at 1.47978 s, and the run stopped at 1.8125 s ("several
+// its end; recording the command line's default channels, at 1.47978 s,
+// and every channel, at 1.48518 s, and both stopped at 1.8125 s ("several
 // consistent combinations"). Now the accepted state judges the stepper's
 // own solve there, whatever the probes read after it.
 TEST(ContactFriction, RecordingEveryChannelDoesNotChangeWhenADroppedHoldComesBack) {
