@@ -1028,12 +1028,22 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
       // Only where every combination was solved (no more than two balls
       // slipping, no joint's reaction off its line): else one is not shown.
       if (recounted && kinetic == 1 && best_stuck == level && !unsolved && spatial_why.empty()) {
+        // the elements by the mode taken (a contact point's tangents apart)
+        std::string stuck_names, slipping_names;
+        for (int i = 0; i < deciding; ++i) {
+          std::string& list =
+              best[static_cast<std::size_t>(i)] == kStick ? stuck_names : slipping_names;
+          list +=
+              (list.empty() ? "" : ", ") + s.forces[static_cast<std::size_t>(at(i).force)]->name();
+        }
         s.warn(fmt::format(
             "t = {:.9g} s: {}: at zero slip rate together, several consistent combinations of "
             "stick and slip through the static coefficient's excess over the kinetic; the one "
-            "that holds with every static coefficient from mu to mu_static is taken (the rigid "
-            "model does not determine which: model the compliance to decide it)",
-            s.t, names()));
+            "that holds with every static coefficient from mu to mu_static is taken (stuck: {}; "
+            "slipping: {}; the rigid model does not determine which: model the compliance to "
+            "decide it)",
+            s.t, names(), stuck_names.empty() ? "none" : stuck_names,
+            slipping_names.empty() ? "none" : slipping_names));
         take(best, best_solution);
         return;
       }

@@ -1174,6 +1174,16 @@ TEST(ContactFriction,
     EXPECT_NE(e.detail.find("contact 'floor.p7', contact 'floor.p5'"), std::string::npos)
         << e.detail;
     EXPECT_NE(e.detail.find("t = 1.8429455"), std::string::npos) << e.detail;
+    // which of them sticks and which slips is said, and is what the run does
+    EXPECT_NE(e.detail.find("(stuck: floor.p5.friction_y; slipping: floor.p7.friction_y;"),
+              std::string::npos)
+        << e.detail;
+    bool stuck_there = false;
+    for (const EventRecord& s : r.events)
+      stuck_there =
+          stuck_there || (s.kind == "stick" && s.t == e.t && s.name == "floor.p5.friction_y" &&
+                          s.detail.find("-> +0;") != std::string::npos);
+    EXPECT_TRUE(stuck_there);
   }
   EXPECT_EQ(taken, 1);
   EXPECT_NEAR(r.final("box.z"), 0.1, 1e-9);
