@@ -581,21 +581,25 @@ void System::evaluate(double t, const VecX& y, Stage stage) {
 bool System::accept(double t, VecX& y) {
   Impl& s = *impl_;
   bool changed = false;
-  // judged on the stepper's last solve if it was at this very time (the
-  // end-of-step derivative of both integrators), whatever the probes on the
-  // step's dense output evaluated after it (System::end_probe)
-  if ((s.dropped_row_violated && s.dropped_row_violated_at == t) || s.rank_lowered) {
-    // the rank of D went up (see solve_dynamics), or may have: a row dropped
-    // at a singular configuration comes back as soon as the geometry allows,
-    // before its direction drifts (issue 13 defect 2)
-    s.dropped_row_violated = false;
+  // judged at the accepted state itself: not at the stepper's last stage (a
+  // predicted state for rk4 and the structural steppers, none for
+  // moreau_jean) nor where a probe on the step's dense output left the System
+  s.compute_kinematics(t, y);
+  if (s.rank_lowered || s.dropped_row_violated()) {
+    // the rank of D went up, or may have: a row dropped at a singular
+    // configuration comes back as soon as the geometry allows, before its
+    // direction drifts (issue 13 defect 2)
     const bool was_lowered = s.rank_lowered;
-    s.compute_kinematics(t, y);
+    const long built_rank = s.structure_rank;
     changed = s.redetect_rank(t);
     // rows back after a singular configuration: what drifted along them
     // while they were out is removed at once, so that no Baumgarte transient
-    // follows (the drift is of second order in the window, singular_window)
-    if (changed && was_lowered && !s.rank_lowered) project(t, y);
+    // follows (the drift is of second order in the window, singular_window).
+    // Also where the structure was built at one (a mechanism started flat):
+    // its rows were out for the first step, and a parallelogram left with
+    // its cranks 5e-5 rad apart took the other branch at its next passage
+    const bool raised = s.structure_rank > built_rank;
+    if (changed && (was_lowered || raised) && !s.rank_lowered) project(t, y);
   }
   s.log_rank_change(t);
   s.compute_kinematics(t, y);

@@ -153,6 +153,16 @@ void System::Impl::assemble_positions(double time, VecX& state, bool for_model, 
     const auto r = static_cast<std::size_t>(mode.front().first);  // the dependent row
     if (!rows[r].has_position_error) continue;
     if (std::abs(rows[r].position_error) > 1e-8 * scale) {
+      // a row dependent where the structure was built, at a singular
+      // configuration (a mechanism started flat), and independent here: the
+      // rank is decided again and the positions assembled with it
+      if (!for_model && joint_geometry_row(static_cast<int>(r))) {
+        find_dependent_rows(dependent_rows, singular_window);
+        if (dependent_rows[r] == 0 && redetect_rank(time)) {
+          assemble_positions(time, state, false);
+          return;
+        }
+      }
       std::vector<std::string> names;
       for (std::size_t k = 1; k < mode.size(); ++k) names.push_back(row_name(mode[k].first));
       const std::string what = fmt::format(

@@ -86,6 +86,7 @@ void System::Impl::spread_dependent_holds() {
     if (modes > 0 && elements > 0)
       dh.program.reserve(most_modes + most_terms, 3 * most_terms + most_modes);
     for (internal::LinearProgram::Start& start : dh.starts) start.reserve(most_modes + most_terms);
+    dh.probe_start.reserve(most_modes + most_terms);
   }
   std::fill(dh.carries.begin(), dh.carries.end(), char{0});
   if (modes == 0) return;
@@ -323,7 +324,11 @@ void System::Impl::spread_dependent_holds() {
         return static_cast<std::size_t>(dh.members[static_cast<std::size_t>(i)]);
       };
       auto program = [&](bool second, double s_star) {
-        internal::LinearProgram::Start& start = dh.starts[2 * root + (second ? 1 : 0)];
+        internal::LinearProgram::Start* start = &dh.starts[2 * root + (second ? 1 : 0)];
+        if (probing) {  // sized alike: no allocation
+          dh.probe_start = *start;
+          start = &dh.probe_start;
+        }
         const int variables = p + (second ? element_terms : 1);
         int rowcount = 0;
         // g0 + sum_i a_i amplitude_i - (the unknown `margin`, or none) >= 0
@@ -391,7 +396,7 @@ void System::Impl::spread_dependent_holds() {
         }
         c.head(variables).setZero();
         c.segment(p, variables - p).setOnes();
-        return lp.solve(variables, rowcount, dh.unknowns, &start);
+        return lp.solve(variables, rowcount, dh.unknowns, start);
       };
       if (!program(false, 0.0)) break;
       const double s_star = dh.unknowns(p) + s_low;

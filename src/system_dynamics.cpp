@@ -290,30 +290,36 @@ void System::Impl::fill_lock_errors(int j) {
   }
 }
 
-void System::Impl::solve_dynamics() {
-  dropped_row_violated = false;
-  double kept_residual = 0.0;  // largest |D u - h| of the independent rows (drift)
-  const auto m = rows.size();
-  for (std::size_t r = 0; r < m; ++r) {
-    if (dropped[r] != 0) continue;
-    const ConstraintRow& row = rows[r];
-    const double du = row_rate(static_cast<int>(r));
-    kept_residual = std::max(kept_residual, std::abs(du - row.target));
-    kkt_rhs(static_cast<Eigen::Index>(r)) = internal::stabilised_target(row, du, stabilisation);
-  }
-
+bool System::Impl::dropped_row_violated() {
+  if (std::none_of(dropped.begin(), dropped.end(), [](char d) { return d != 0; })) return false;
+  compute_rows();
   // A dependent row stays satisfied by the others only while the rank of D is
   // unchanged. If the mechanism leaves a singular configuration the row
   // becomes independent and its velocity residual grows to the order of the
   // velocities, far beyond the drift that the independent rows show.
+  double kept_residual = 0.0;  // largest |D u - h| of the independent rows (drift)
+  const auto m = rows.size();
+  for (std::size_t r = 0; r < m; ++r)
+    if (dropped[r] == 0)
+      kept_residual =
+          std::max(kept_residual, std::abs(row_rate(static_cast<int>(r)) - rows[r].target));
   for (std::size_t r = 0; r < m; ++r) {
     if (dropped[r] == 0) continue;
     const double residual = std::abs(row_rate(static_cast<int>(r)) - rows[r].target);
     if (residual > 1e-3 * row_speed_scale(static_cast<int>(r)) && residual > 1e3 * kept_residual &&
-        residual > 1e-10) {
-      dropped_row_violated = true;
-      dropped_row_violated_at = t;
-    }
+        residual > 1e-10)
+      return true;
+  }
+  return false;
+}
+
+void System::Impl::solve_dynamics() {
+  const auto m = rows.size();
+  for (std::size_t r = 0; r < m; ++r) {
+    if (dropped[r] != 0) continue;
+    const ConstraintRow& row = rows[r];
+    kkt_rhs(static_cast<Eigen::Index>(r)) =
+        internal::stabilised_target(row, row_rate(static_cast<int>(r)), stabilisation);
   }
 
   tree_used = solve_on_tree();

@@ -221,6 +221,14 @@ struct System::Impl {
   /// with the configuration) and logs the change with the rows involved.
   /// Returns true if the set of dependent rows changed.
   bool redetect_rank(double time);
+  /// A row of a joint's own geometry: not a driver's, a contact's or a stuck
+  /// element's hold (whose dependence comes and goes with the contacts and
+  /// holds, not at a singular configuration of the mechanism).
+  bool joint_geometry_row(int row) const {
+    const Instance& inst =
+        instances[static_cast<std::size_t>(row_info[static_cast<std::size_t>(row)].instance)];
+    return inst.joint >= 0 && inst.driver < 0;
+  }
   /// Logs the rank changes of one passage through a singular configuration
   /// as one warning (the time of the first change and of the last, the
   /// ranks, the rows involved) once the rank is back at the structure's and
@@ -247,8 +255,8 @@ struct System::Impl {
     RankChange rank_change;
     long rank_changes = 0;
     double geometric_check_below = 0.0;
-    bool rank_lowered = false, dropped_row_violated = false, inertia_ill_conditioned = false;
-    double dropped_row_violated_at = 0.0;
+    long structure_rank = 0;
+    bool rank_lowered = false, inertia_ill_conditioned = false;
     bool self_stress_saved = false;  // a rank change in the probe: self_stress kept here
   } before_probe;
   bool probing = false;
@@ -282,6 +290,11 @@ struct System::Impl {
   void compute_rows();
   void compute_row_gammas();
   void solve_dynamics();
+  /// Whether a dependent (dropped) row no longer holds at the current state:
+  /// its rate residual far beyond the kept rows' drift, as when the
+  /// mechanism leaves a singular configuration and the rank of D goes up.
+  /// Evaluates the rows there (System::accept, at the accepted state).
+  bool dropped_row_violated();
   // rhs := b - D M^-1 f, the sparse path's right-hand side (the tree solves
   // with kkt_rhs and the loads and needs neither)
   void set_schur_rhs();
@@ -582,6 +595,10 @@ struct System::Impl {
     // per self-stress mode and phase: the optimal basis of the group's
     // program that mode is the root of (2 mode + phase), for the next solve
     std::vector<internal::LinearProgram::Start> starts;
+    // a probe's solves start from those bases and leave them as they were
+    // (System::begin_probe): the next split of the stepper's own does not
+    // depend on what was recorded between its stages
+    internal::LinearProgram::Start probe_start;
     bool beyond_bounds_warned = false;  // since the structure changed
   } dependent_holds;
   /// A row whose multiplier acts: independent, or dependent with a share
@@ -795,11 +812,11 @@ struct System::Impl {
     row_geometry_current = false;
   }
   bool redetecting = false;
-  bool dropped_row_violated = false;     // a dependent row no longer holds: re-detect
-  double dropped_row_violated_at = 0.0;  // the time of the solve that found it
-  // the rank of D when the structure was built, and whether a singular
-  // configuration lowered it since: then the rank is decided again at every
-  // accepted step, so rows come back as soon as the geometry has them
+  // the rank of D when the structure was built, or the highest found since
+  // (a structure built at a singular configuration, a mechanism started
+  // flat), and whether a singular configuration lowered it: then the rank
+  // is decided again at every accepted step, so rows come back as soon as
+  // the geometry has them
   long structure_rank = 0;
   bool rank_lowered = false;
   double energy_reference = 0.0;

@@ -21,9 +21,8 @@ void copy_rank_decision(const From& from, To& to) {
   to.rank_change = from.rank_change;
   to.rank_changes = from.rank_changes;
   to.geometric_check_below = from.geometric_check_below;
+  to.structure_rank = from.structure_rank;
   to.rank_lowered = from.rank_lowered;
-  to.dropped_row_violated = from.dropped_row_violated;
-  to.dropped_row_violated_at = from.dropped_row_violated_at;
   to.inertia_ill_conditioned = from.inertia_ill_conditioned;
 }
 
@@ -49,15 +48,9 @@ void System::end_probe() {
   if (!s.probing) return;
   s.probing = false;
   Impl::RankDecision& b = s.before_probe;
-  // the stepper's own finding, judged at its accepted state (System::accept),
-  // not where a probe's solve found the same; a solve kept from the probe
-  // would carry the probe's stamp, so it is done again when read
-  if (s.dropped_row_violated_at != b.dropped_row_violated_at) s.dynamics_valid = false;
-  s.dropped_row_violated_at = b.dropped_row_violated_at;
   if (!b.self_stress_saved && b.dropped == s.dropped &&
-      b.geometric_check_below == s.geometric_check_below && b.rank_lowered == s.rank_lowered &&
-      b.dropped_row_violated == s.dropped_row_violated &&
-      b.inertia_ill_conditioned == s.inertia_ill_conditioned)
+      b.geometric_check_below == s.geometric_check_below && b.structure_rank == s.structure_rank &&
+      b.rank_lowered == s.rank_lowered && b.inertia_ill_conditioned == s.inertia_ill_conditioned)
     return;
   copy_rank_decision(b, s);
   if (b.self_stress_saved) s.self_stress = std::move(b.self_stress);

@@ -161,6 +161,16 @@ bool System::Impl::redetect_rank(double time) {
   const auto rows_count = static_cast<long>(dropped.size());
   const long after = rows_count - std::count(dropped.begin(), dropped.end(), char{1});
   const long was = rows_count - std::count(before.begin(), before.end(), char{1});
+  // built at a singular configuration (a parallelogram started flat): its
+  // rank was the lowered one, and the next passage through it would not be
+  // recognised as one (rk4 took the other branch there). Raised where a
+  // joint's own row comes back: contacts' and stuck holds' rows part and
+  // join as a body turns on its corners, which is no singular configuration
+  bool joint_row_back = false;
+  for (std::size_t r = 0; r < dropped.size(); ++r)
+    joint_row_back = joint_row_back ||
+                     (before[r] != 0 && dropped[r] == 0 && joint_geometry_row(static_cast<int>(r)));
+  if (joint_row_back) structure_rank = std::max(structure_rank, after);
   rank_lowered = after < structure_rank;
   ++rank_changes;
   RankChange& c = rank_change;
