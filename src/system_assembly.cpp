@@ -24,6 +24,18 @@ namespace {
 
 constexpr int kMaxNewtonIterations = 60;
 
+// The sine below which a row counts as dependent on the others to roundoff
+// (its pivot ratio in the Gram matrix of the scaled D about 1e-14, two
+// orders above what exactly dependent rows leave).
+constexpr double kRoundoffSine = 1e-7;
+// What such a row may be left off by, relative to the velocities: the
+// sine it may have to the others times the velocities, with a margin.
+constexpr double kUnresolvedSine = 1e-6;
+
+// Iterative refinement of the velocity correction: each pass gains about
+// 1 / (cond(S) eps) >= 1e2 near a singular configuration.
+constexpr int kRefinementPasses = 4;
+
 // Adds M^-1 D^T p to a 6-per-body block: the velocities u of a state, or a
 // Newton displacement [dp_W; dtheta_B].
 void add_correction(const internal::ConstraintJacobian& D, const VecX& p,
@@ -207,46 +219,130 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
   const internal::ConstraintJacobian given_D(all_rows, all_bodies);
   internal::SchurSolver s;
   s.analyse(all_bodies, n);
-  std::vector<char> drop(m, 0);
   internal::ConstraintRank given_rank;
   given_rank.analyse(all_bodies, n);
-  given_rank.find_dependent_rows(all_rows, all_bodies, std::vector<char>(m, 0), drop);
-  VecX p(static_cast<Eigen::Index>(m));
-  for (std::size_t r = 0; r < m; ++r)
-    p(static_cast<Eigen::Index>(r)) =
-        drop[r] != 0
-            ? 0.0
-            : all_rows[r].target - row_times_u(given_D, static_cast<int>(r), layout, state);
-  s.assemble(all_rows, inverse_mass, drop);
-  if (!s.factorize()) {
-    // D has full rank here (drop): the masses and inertias made S singular
-    const auto bad = static_cast<std::size_t>(s.first_unusable_row(drop));
-    const std::string what = unrepresentable_row_message(names[bad]);
-    if (for_model && bad < constraint_rows) throw row_error(static_cast<int>(bad), what);
-    throw SimulationError(time, what);
-  }
-  s.solve_in_place(p);
-  add_correction(given_D, p, inverse_mass, drop, layout.velocities(state));
-
+  const VecX given_u = layout.velocities(state);
   double scale = 1.0;
   for (std::size_t r = 0; r < m; ++r) scale = std::max(scale, std::abs(all_rows[r].target));
   for (int b = 0; b < n; ++b)
     scale = std::max(scale, layout.body_velocity(state, b).cwiseAbs().maxCoeff());
+  VecX p(static_cast<Eigen::Index>(m));
+  VecX correction(static_cast<Eigen::Index>(m));
+  std::vector<double> residual(m, 0.0);
+  // The least change of the given velocities that satisfies the rows not
+  // flagged in `drop`; the residuals of all rows. False if S is singular
+  // (its first unusable row in `bad`).
+  const auto solve = [&](const std::vector<char>& drop, std::size_t& bad) {
+    layout.velocities(state) = given_u;
+    for (std::size_t r = 0; r < m; ++r)
+      p(static_cast<Eigen::Index>(r)) =
+          drop[r] != 0
+              ? 0.0
+              : all_rows[r].target - row_times_u(given_D, static_cast<int>(r), layout, state);
+    s.assemble(all_rows, inverse_mass, drop);
+    if (!s.factorize()) {
+      bad = static_cast<std::size_t>(s.first_unusable_row(drop));
+      return false;
+    }
+    s.solve_in_place(p);
+    add_correction(given_D, p, inverse_mass, drop, layout.velocities(state));
+    // Near a singular configuration S is ill-conditioned (up to 1e14 by
+    // the rank tolerances) and one solve leaves the kept rows off by its
+    // roundoff, the velocities off along the near-null direction by that
+    // over the sine; a few steps of iterative refinement remove it.
+    for (int pass = 0; pass < kRefinementPasses; ++pass) {
+      double largest = 0.0;
+      for (std::size_t r = 0; r < m; ++r) {
+        const double left =
+            drop[r] != 0
+                ? 0.0
+                : all_rows[r].target - row_times_u(given_D, static_cast<int>(r), layout, state);
+        correction(static_cast<Eigen::Index>(r)) = left;
+        largest = std::max(largest, std::abs(left));
+      }
+      if (largest <= 1e-15 * scale) break;
+      s.solve_in_place(correction);
+      add_correction(given_D, correction, inverse_mass, drop, layout.velocities(state));
+      p += correction;
+    }
+    for (std::size_t r = 0; r < m; ++r)
+      residual[r] = row_times_u(given_D, static_cast<int>(r), layout, state) - all_rows[r].target;
+    return true;
+  };
+  const auto violated = [&](std::size_t r) { return std::abs(residual[r]) > 1e-8 * scale; };
+
+  std::vector<char> drop(m, 0);
+  given_rank.find_dependent_rows(all_rows, all_bodies, std::vector<char>(m, 0), drop);
+  std::size_t bad = 0;
+  if (!solve(drop, bad)) {
+    // D has full rank here (drop): the masses and inertias made S singular
+    const std::string what = unrepresentable_row_message(names[bad]);
+    if (for_model && bad < constraint_rows) throw row_error(static_cast<int>(bad), what);
+    throw SimulationError(time, what);
+  }
+  // A row within kTolerance of the span of the others counts as dependent
+  // for the dynamics, but near a singular configuration it may still be
+  // independent and carry what decides the velocities: a parallelogram 1e-5
+  // rad off flat with one crank's rate given has a one-dof motion, which
+  // only its pin row left0.point.x tells from the coupler's turning; without
+  // it the least change misses that row by 1.6e-5. Such violated rows are
+  // taken back, with only the rows dependent to roundoff left out
+  // (kRoundoffSine), before the set is called inconsistent.
+  std::vector<char> excluded(m, 0);
+  std::vector<char> unresolved(m, 0);
+  bool retry = false;
   for (std::size_t r = 0; r < m; ++r) {
-    const double residual =
-        row_times_u(given_D, static_cast<int>(r), layout, state) - all_rows[r].target;
-    if (std::abs(residual) <= 1e-8 * scale) continue;
+    excluded[r] = drop[r] != 0 && !violated(r) ? 1 : 0;
+    retry = retry || (drop[r] != 0 && violated(r));
+  }
+  if (retry) {
+    const std::vector<double> first_residual = residual;
+    const VecX first_u = layout.velocities(state);
+    const VecX first_p = p;
+    std::vector<char> near(m, 0);
+    given_rank.find_dependent_rows(all_rows, all_bodies, excluded, near, kRoundoffSine);
+    std::vector<char> second(m, 0);
+    for (std::size_t r = 0; r < m; ++r) second[r] = excluded[r] != 0 || near[r] != 0 ? 1 : 0;
+    // a row still dependent to roundoff may be left off by what that
+    // geometry resolves (kUnresolvedSine): the configuration is singular
+    // to within roundoff and the given velocities do not fix the branch
+    bool holds = solve(second, bad);
+    for (std::size_t r = 0; r < m && holds; ++r)
+      holds = !violated(r) || (near[r] != 0 && std::abs(residual[r]) <= kUnresolvedSine * scale &&
+                               r < constraint_rows);
+    if (holds) {
+      drop = second;
+      unresolved = near;
+    } else {
+      // report what the first solve left
+      residual = first_residual;
+      layout.velocities(state) = first_u;
+      p = first_p;
+    }
+  }
+  for (std::size_t r = 0; r < m; ++r) {
+    if (!violated(r)) continue;
+    if (unresolved[r] != 0) {
+      warn(fmt::format(
+          "t = {:.9g} s: row '{}' depends on the others to within {:g} rad here (a singular "
+          "configuration) and no velocities that hold the given ones satisfy it better than "
+          "{:.3g}: they do not fix which way the mechanism moves from here; the initial "
+          "velocities are the least change of those given (give the rates of more joints to "
+          "choose)",
+          time, names[r], kRoundoffSine, residual[r]));
+      continue;
+    }
     std::string what;
     if (r >= constraint_rows)
       what = fmt::format(
           "the given initial velocity '{}' = {} cannot hold together with the "
           "constraints and the other given velocities (off by {:.3g})",
-          names[r], all_rows[r].target, residual);
+          names[r], all_rows[r].target, residual[r]);
     else
       what = fmt::format(
           "inconsistent constraint set: no velocities satisfy row '{}' together "
           "with the others (off by {:.3g})",
-          names[r], residual);
+          names[r], residual[r]);
     if (for_model && r >= constraint_rows) {
       const GivenVelocity& g = model.given_velocities()[r - constraint_rows];
       throw ModelError(g.where, fmt::format("given velocity '{}'", g.channel), what);
