@@ -599,7 +599,11 @@ bool System::accept(double t, VecX& y) {
     // its rows were out for the first step, and a parallelogram left with
     // its cranks 5e-5 rad apart took the other branch at its next passage
     const bool raised = s.structure_rank > built_rank;
-    if (changed && (was_lowered || raised) && !s.rank_lowered) project(t, y);
+    if (changed && (was_lowered || raised) && !s.rank_lowered) {
+      const double kinetic = s.kinetic_energy();
+      project(t, y);
+      if (raised) s.warn_branch_not_fixed(t, kinetic - s.kinetic_energy(), kinetic);
+    }
   }
   s.log_rank_change(t);
   s.compute_kinematics(t, y);

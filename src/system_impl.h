@@ -57,6 +57,7 @@ struct System::ModeSnapshot {
   std::vector<std::vector<std::pair<int, double>>> self_stress;
   double singular_window = 0.0;
   double structure_sine = 0.0;
+  double sine_checked_at_ratio = 0.0;
   std::vector<double> driver_offset, driver_held;
   std::vector<Mat3> driver_held_rotation;  // a stuck ball's held relative orientation
   std::vector<int> force_mode;             // stick/slip modes
@@ -312,6 +313,10 @@ struct System::Impl {
   // (system_pass_through.cpp)
   void mark_event_switched_constraints();
   void warn_passed_through(double t);
+  // A structure built at a singular configuration whose rows came back at
+  // `time`: `removed` of the kinetic energy `kinetic` was taken by putting the
+  // velocities back onto them (System::accept).
+  void warn_branch_not_fixed(double time, double removed, double kinetic);
   MotionSample motion_sample(const DriverRuntime& d) const;
   void fill_lock_errors(int joint);
   /// Position errors of a ball's stuck hold (a RotationHold row triple at `first`).
@@ -721,6 +726,9 @@ struct System::Impl {
   // singular configuration is measured relative to it
   // (System::singularity_distance).
   double structure_sine = 1.0;
+  // The smallest pivot ratio of S at which structure_sine was last checked
+  // against the geometry (System::singularity_distance); 0 after a build.
+  double sine_checked_at_ratio = 0.0;
   static constexpr double kWellConditionedSine = 0.1;
   double conditioning_scale() const { return std::min(1.0, structure_sine / kWellConditionedSine); }
   double geometric_check_below = kSchurCheck;

@@ -28,6 +28,7 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   m->self_stress = s.self_stress;
   m->singular_window = s.singular_window;
   m->structure_sine = s.structure_sine;
+  m->sine_checked_at_ratio = s.sine_checked_at_ratio;
   for (const Impl::DriverRuntime& d : s.drivers) {
     m->driver_offset.push_back(d.offset);
     m->driver_held.push_back(d.held);
