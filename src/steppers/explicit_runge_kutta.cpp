@@ -231,7 +231,7 @@ void ExplicitRungeKutta::step(double t_limit) {
     // the last step lands on t_limit. A remainder within rounding of a full
     // step counts as the last one: t + h summed over many steps drifts by
     // ulps (ten steps of 0.1 end at 0.9999999999999999)
-    double h = tab_.adaptive ? h_ : options_.step;
+    double h = tab_.adaptive || h_ > 0.0 ? h_ : options_.step;
     if (tab_.adaptive && options_.max_step > 0.0) h = std::min(h, options_.max_step);
     const bool last = t_ + h >= t_limit - limit_slack;
     if (last) h = t_limit - t_;
@@ -261,6 +261,12 @@ void ExplicitRungeKutta::step(double t_limit) {
     }
     if (!tab_.adaptive) {
       accept(h, last, t_limit);
+      // a fixed step too is placed across a singular configuration, and
+      // its stages projected near one (rk4 at h = 1e-3 s stepped over a
+      // passage of a parallelogram with every row kept and turned onto the
+      // other branch); the step is the user's elsewhere
+      h_ = options_.step;
+      after_accepted_step();
       return;
     }
     const double err = error_norm(h);

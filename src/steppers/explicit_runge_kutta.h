@@ -8,7 +8,9 @@
 // unit, and nothing is renormalised between steps. The audit quadratures
 // are integrated with the same weights but left out of the error norm.
 //
-//   rk4     classical fourth order, fixed step, cubic Hermite dense output
+//   rk4     classical fourth order, fixed step (but for the one or two
+//           steps placed across a singular configuration, at most 1.25 h:
+//           steppers/singular_crossing.h), cubic Hermite dense output
 //   dopri5  Dormand-Prince 5(4), PI step control and Hairer's dense output
 //           (Hairer, Norsett & Wanner, Solving ODEs I, sec. II.5 and II.6)
 //   rkf45   Runge-Kutta-Fehlberg 4(5) as in Forsythe, Malcolm & Moler's
@@ -79,7 +81,7 @@ class ExplicitRungeKutta final : public Stepper {
   VecX d0_, d1_, d2_, d3_, d4_;
   mutable VecX z_dense_;
 
-  double h_ = 0.0;      // proposed next step (adaptive)
+  double h_ = 0.0;      // proposed next step (adaptive, or placed across a crossing)
   double h_cap_ = 0.0;  // cap on the first step after a restart
   double h_last_ = 0.0;
   double previous_error_ = 1e-4;
