@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "constraint_jacobian.h"
@@ -32,9 +33,9 @@ constexpr double kRoundoffSine = 1e-7;
 // sine it may have to the others times the velocities, with a margin.
 constexpr double kUnresolvedSine = 1e-6;
 
-// Iterative refinement of the velocity correction: each pass gains about
-// 1 / (cond(S) eps) >= 1e2 near a singular configuration.
-constexpr int kRefinementPasses = 4;
+// Passes of iterative refinement of the velocity correction; each gains
+// about 1 / (cond(S) eps), some 45 at the rank tolerances' 1e14.
+constexpr int kRefinementPasses = 6;
 
 // Adds M^-1 D^T p to a 6-per-body block: the velocities u of a state, or a
 // Newton displacement [dp_W; dtheta_B].
@@ -222,12 +223,15 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
   internal::ConstraintRank given_rank;
   given_rank.analyse(all_bodies, n);
   const VecX given_u = layout.velocities(state);
-  double scale = 1.0;
-  for (std::size_t r = 0; r < m; ++r) scale = std::max(scale, std::abs(all_rows[r].target));
+  double target_scale = 1.0;
+  for (std::size_t r = 0; r < m; ++r)
+    target_scale = std::max(target_scale, std::abs(all_rows[r].target));
+  double scale = target_scale;
   for (int b = 0; b < n; ++b)
     scale = std::max(scale, layout.body_velocity(state, b).cwiseAbs().maxCoeff());
   VecX p(static_cast<Eigen::Index>(m));
   VecX correction(static_cast<Eigen::Index>(m));
+  VecX refined_u(given_u.size()), refined_p(static_cast<Eigen::Index>(m));
   std::vector<double> residual(m, 0.0);
   // The least change of the given velocities that satisfies the rows not
   // flagged in `drop`; the residuals of all rows. False if S is singular
@@ -246,11 +250,14 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
     }
     s.solve_in_place(p);
     add_correction(given_D, p, inverse_mass, drop, layout.velocities(state));
-    // Near a singular configuration S is ill-conditioned (up to 1e14 by
-    // the rank tolerances) and one solve leaves the kept rows off by its
-    // roundoff, the velocities off along the near-null direction by that
-    // over the sine; a few steps of iterative refinement remove it.
-    for (int pass = 0; pass < kRefinementPasses; ++pass) {
+    // Near a singular configuration S is ill-conditioned (up to 1e14 by the
+    // rank tolerances, more with a spread of inertias) and one solve leaves
+    // the kept rows off by its roundoff, the velocities off along the
+    // near-null direction by that over the sine: iterative refinement
+    // removes it while each pass at least halves the largest residual (a
+    // pass that makes it worse is undone).
+    double previous = std::numeric_limits<double>::infinity();
+    for (int pass = 0; pass <= kRefinementPasses; ++pass) {
       double largest = 0.0;
       for (std::size_t r = 0; r < m; ++r) {
         const double left =
@@ -260,7 +267,15 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
         correction(static_cast<Eigen::Index>(r)) = left;
         largest = std::max(largest, std::abs(left));
       }
-      if (largest <= 1e-15 * scale) break;
+      if (largest > previous) {
+        layout.velocities(state) = refined_u;
+        p = refined_p;
+        break;
+      }
+      if (largest <= 1e-15 * scale || largest > 0.5 * previous || pass == kRefinementPasses) break;
+      previous = largest;
+      refined_u = layout.velocities(state);
+      refined_p = p;
       s.solve_in_place(correction);
       add_correction(given_D, correction, inverse_mass, drop, layout.velocities(state));
       p += correction;
@@ -269,7 +284,15 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
       residual[r] = row_times_u(given_D, static_cast<int>(r), layout, state) - all_rows[r].target;
     return true;
   };
-  const auto violated = [&](std::size_t r) { return std::abs(residual[r]) > 1e-8 * scale; };
+  // the velocity scale of the residual test: the targets and the corrected
+  // velocities (near a singular configuration they may exceed the given ones)
+  double check_scale = scale;
+  const auto take_scale = [&] {
+    check_scale = target_scale;
+    for (int b = 0; b < n; ++b)
+      check_scale = std::max(check_scale, layout.body_velocity(state, b).cwiseAbs().maxCoeff());
+  };
+  const auto violated = [&](std::size_t r) { return std::abs(residual[r]) > 1e-8 * check_scale; };
 
   std::vector<char> drop(m, 0);
   given_rank.find_dependent_rows(all_rows, all_bodies, std::vector<char>(m, 0), drop);
@@ -280,6 +303,7 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
     if (for_model && bad < constraint_rows) throw row_error(static_cast<int>(bad), what);
     throw SimulationError(time, what);
   }
+  take_scale();
   // A row within kTolerance of the span of the others counts as dependent
   // for the dynamics, but near a singular configuration it may still be
   // independent and carry what decides the velocities: a parallelogram 1e-5
@@ -299,6 +323,7 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
     const std::vector<double> first_residual = residual;
     const VecX first_u = layout.velocities(state);
     const VecX first_p = p;
+    const double first_scale = check_scale;
     std::vector<char> near(m, 0);
     given_rank.find_dependent_rows(all_rows, all_bodies, excluded, near, kRoundoffSine);
     std::vector<char> second(m, 0);
@@ -307,9 +332,11 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
     // geometry resolves (kUnresolvedSine): the configuration is singular
     // to within roundoff and the given velocities do not fix the branch
     bool holds = solve(second, bad);
+    if (holds) take_scale();
     for (std::size_t r = 0; r < m && holds; ++r)
-      holds = !violated(r) || (near[r] != 0 && std::abs(residual[r]) <= kUnresolvedSine * scale &&
-                               r < constraint_rows);
+      holds =
+          !violated(r) || (near[r] != 0 && std::abs(residual[r]) <= kUnresolvedSine * check_scale &&
+                           r < constraint_rows);
     if (holds) {
       drop = second;
       unresolved = near;
@@ -318,6 +345,7 @@ ImpulseResult System::Impl::correct_velocities(double time, VecX& state, bool us
       residual = first_residual;
       layout.velocities(state) = first_u;
       p = first_p;
+      check_scale = first_scale;
     }
   }
   for (std::size_t r = 0; r < m; ++r) {
@@ -416,6 +444,7 @@ void System::Impl::build_given_rows() {
 
 void System::assemble(double t, VecX& y) {
   impl_->ensure_structure();
+  impl_->structure_assembled = true;
   impl_->assemble_positions(t, y, true);
   impl_->correct_velocities(t, y, true, true);
   // what is closed now is the starting structure, not an impact

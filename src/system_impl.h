@@ -58,6 +58,10 @@ struct System::ModeSnapshot {
   double singular_window = 0.0;
   double structure_sine = 0.0;
   double sine_checked_at_ratio = 0.0;
+  double built_sine = 0.0;
+  long structure_rank = 0;
+  bool rank_lowered = false;
+  bool structure_assembled = false;
   std::vector<double> driver_offset, driver_held;
   std::vector<Mat3> driver_held_rotation;  // a stuck ball's held relative orientation
   std::vector<int> force_mode;             // stick/slip modes
@@ -717,10 +721,13 @@ struct System::Impl {
   // that ill-conditioned at full rank (a long chain: 1.5e-4 at 256 links,
   // docs/performance.md), not below ConstraintRank::kTolerance; else its
   // conditioning passes for a singular configuration at every check.
-  // Set when the structure is built (a restored mode takes its run's).
+  // Set when the structure is built (a restored mode takes its run's), and
+  // raised with structure_sine (System::singularity_distance).
   double singular_window = kSingularWindow;
   // The smallest sine of the kept rows when the structure was built (not
-  // below ConstraintRank::kTolerance). Below kWellConditionedSine it is the
+  // below ConstraintRank::kTolerance), raised where the sine has since grown
+  // tenfold (a structure built near a singular configuration,
+  // System::singularity_distance). Below kWellConditionedSine it is the
   // mechanism's own conditioning (a chain of 16 bars: 1.1e-2, of 256:
   // 1.5e-4; every bundled example is above 0.11), and the distance to a
   // singular configuration is measured relative to it
@@ -729,6 +736,8 @@ struct System::Impl {
   // The smallest pivot ratio of S at which structure_sine was last checked
   // against the geometry (System::singularity_distance); 0 after a build.
   double sine_checked_at_ratio = 0.0;
+  // structure_sine as built: a sine grown far above it raises structure_sine
+  double built_sine = 1.0;
   static constexpr double kWellConditionedSine = 0.1;
   double conditioning_scale() const { return std::min(1.0, structure_sine / kWellConditionedSine); }
   double geometric_check_below = kSchurCheck;
@@ -827,6 +836,9 @@ struct System::Impl {
   // the geometry has them
   long structure_rank = 0;
   bool rank_lowered = false;
+  // the structure is the one System::assemble built (its velocities are the
+  // given initial ones): warn_branch_not_fixed speaks of those
+  bool structure_assembled = false;
   double energy_reference = 0.0;
   double step_size = 0.0;  // the integrator's last accepted step: channel integrator.step
 

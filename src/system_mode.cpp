@@ -29,6 +29,10 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   m->singular_window = s.singular_window;
   m->structure_sine = s.structure_sine;
   m->sine_checked_at_ratio = s.sine_checked_at_ratio;
+  m->built_sine = s.built_sine;
+  m->structure_rank = s.structure_rank;
+  m->rank_lowered = s.rank_lowered;
+  m->structure_assembled = s.structure_assembled;
   for (const Impl::DriverRuntime& d : s.drivers) {
     m->driver_offset.push_back(d.offset);
     m->driver_held.push_back(d.held);

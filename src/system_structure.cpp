@@ -134,6 +134,12 @@ void System::Impl::rebuild_structure() {
     singular_window = adopt_redundancy->singular_window;
     structure_sine = adopt_redundancy->structure_sine;
     sine_checked_at_ratio = adopt_redundancy->sine_checked_at_ratio;
+    built_sine = adopt_redundancy->built_sine;
+    // the rank it was built with or raised to, and whether a passage had
+    // lowered it, as in the run the mode was saved from
+    structure_rank = adopt_redundancy->structure_rank;
+    rank_lowered = adopt_redundancy->rank_lowered;
+    structure_assembled = adopt_redundancy->structure_assembled;
   } else {
     detect_redundancy();
     structure_sine = rows.empty() ? 1.0
@@ -142,9 +148,11 @@ void System::Impl::rebuild_structure() {
     singular_window =
         std::clamp(0.1 * structure_sine, internal::ConstraintRank::kTolerance, kSingularWindow);
     sine_checked_at_ratio = 0.0;
+    built_sine = structure_sine;
+    structure_rank = static_cast<long>(m) - std::count(dropped.begin(), dropped.end(), char{1});
+    rank_lowered = false;
+    structure_assembled = false;
   }
-  structure_rank = static_cast<long>(m) - std::count(dropped.begin(), dropped.end(), char{1});
-  rank_lowered = false;
   tree.analyse(row_bodies, model.bodies(), dropped);
 }
 
@@ -198,6 +206,11 @@ constexpr double kSingularityRatio = 1e-2;
 // growth of S's smallest pivot ratio at which the structure's sine is
 // checked again (a tenfold sine)
 constexpr double kSineRecheckGrowth = 1e2;
+// growth of the sine since the build that marks a structure built near a
+// singular configuration (a parallelogram 1e-5 to 1e-1 rad off flat; the
+// peers' chains of 16 to 256 bars were checked once in a run, at the sine
+// they were built with)
+constexpr double kBuiltNearSingularGrowth = 10.0;
 
 // The smallest pivot ratio of S, free from the solve, is small near a
 // singular configuration but also for small inertias (a slender rod): only
@@ -216,17 +229,22 @@ double System::singularity_distance() {
   // rad off flat) took that configuration's small sine for its own
   // conditioning: a window of 1e-5 and a scale of 1e-4, and the next
   // passage was one it could not see (it turned onto the other branch, or
-  // lost 1 % of the energy in a run of rank changes). Where the sine of the
-  // kept rows has since grown, the structure's is raised to it. Asked when
-  // the pivots of S, free from the solve, have grown by kSineRecheckGrowth
-  // since the last check (their ratio goes as the square of the sine), so a
-  // mechanism whose own geometry is that ill-conditioned (a long chain)
-  // pays one factorisation of the geometry per such growth.
+  // lost 1 % of the energy in a run of rank changes). A sine that has grown
+  // kBuiltNearSingularGrowth-fold since the build is no property of the
+  // mechanism: it was built near a singular configuration, and the
+  // structure's sine follows the largest seen since (a return to that
+  // configuration is a passage). A long chain, whose sine changes by a
+  // small factor with its shape, keeps its own (raised to a passing higher
+  // one, it would take its build shape for a singular configuration).
+  // Asked at the first accepted step of a structure and whenever the
+  // pivots of S, free from the solve, have grown by kSineRecheckGrowth
+  // since (their ratio goes as the square of the sine): one factorisation
+  // of the geometry per such growth.
   if (s.structure_sine < Impl::kWellConditionedSine && !s.rank_lowered &&
       ratio > kSineRecheckGrowth * s.sine_checked_at_ratio) {
     s.sine_checked_at_ratio = ratio;
     const double sine = s.rank.smallest_sine(s.rows, s.row_bodies, s.dropped);
-    if (sine > s.structure_sine) {
+    if (sine >= kBuiltNearSingularGrowth * s.built_sine && sine > s.structure_sine) {
       s.structure_sine = sine;
       s.singular_window =
           std::clamp(0.1 * sine, internal::ConstraintRank::kTolerance, Impl::kSingularWindow);
@@ -316,7 +334,7 @@ void System::Impl::log_rank_change(std::optional<double> time) {
 constexpr double kBranchLoss = 1e-4;
 
 void System::Impl::warn_branch_not_fixed(double time, double removed, double kinetic) {
-  if (!(removed > kBranchLoss * kinetic)) return;
+  if (!structure_assembled || !(removed > kBranchLoss * kinetic)) return;
   std::vector<std::string> back;
   for (std::size_t r = 0; r < rank_change.rows.size(); ++r)
     if (rank_change.rows[r] != 0 && dropped[r] == 0) back.push_back(row_name(static_cast<int>(r)));
