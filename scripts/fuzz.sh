@@ -10,12 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget="${ICTUS_FUZZ_SECONDS:-180}"
+# the target lives in the sanitize build (clang, ASan, UBSan, ICTUS_FUZZ=ON),
+# which scripts/test.sh has built already; its scratch files in build/fuzz
+fuzzer=build/sanitize/fuzz/ictus_fuzz_model
 build=build/fuzz
 
-CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
-  -DICTUS_FUZZ=ON -DICTUS_SANITIZE=address,undefined -DICTUS_WERROR=ON \
-  -DICTUS_BUILD_TESTS=OFF -DICTUS_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" --target ictus_fuzz_model -j"$(nproc)"
+cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize --target ictus_fuzz_model -j"$(nproc)"
+mkdir -p "$build"
 
 # libFuzzer writes what it finds into the first directory: a scratch copy
 work="$build/corpus"
@@ -28,7 +30,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 if [ "${1:-}" = "--merge" ]; then
   # a longer run, then what it found beyond the seeds goes into fuzz/corpus
-  "$build/fuzz/ictus_fuzz_model" -max_total_time="$budget" -timeout=10 -rss_limit_mb=2048 \
+  "$fuzzer" -max_total_time="$budget" -timeout=10 -rss_limit_mb=2048 \
     -max_len=8192 -dict=fuzz/yaml.dict -artifact_prefix="$build/findings/" \
     "$work" examples tests/bad_models 2>"$build/fuzz.log"
   merged="$build/merged"
@@ -36,7 +38,7 @@ if [ "${1:-}" = "--merge" ]; then
   cp examples/*.yaml tests/bad_models/*.yaml "$merged"/
   ls "$merged" | sort >"$build/seeds.txt"
   # inputs of at most 2 kB keep the corpus small (~400 kB)
-  "$build/fuzz/ictus_fuzz_model" -merge=1 -timeout=10 -max_len=2048 "$merged" "$work" \
+  "$fuzzer" -merge=1 -timeout=10 -max_len=2048 "$merged" "$work" \
     2>"$build/merge.log"
   rm -f fuzz/corpus/*
   ls "$merged" | sort | comm -23 - "$build/seeds.txt" | while read -r f; do
@@ -47,7 +49,7 @@ if [ "${1:-}" = "--merge" ]; then
 fi
 
 echo "fuzzing the model loader and check for ${budget} s"
-"$build/fuzz/ictus_fuzz_model" -max_total_time="$budget" -timeout=10 -rss_limit_mb=2048 \
+"$fuzzer" -max_total_time="$budget" -timeout=10 -rss_limit_mb=2048 \
   -max_len=8192 -dict=fuzz/yaml.dict -artifact_prefix="$build/findings/" -print_final_stats=1 \
   "$work" examples tests/bad_models 2>"$build/fuzz.log" || {
   tail -n 60 "$build/fuzz.log"
