@@ -27,6 +27,9 @@ namespace ictus {
 namespace {
 
 constexpr double kG = 9.81, kMass = 1.0, kMu = 0.4, kMuStatic = 0.5, kSwitch = 0.3;
+// The push P = 6 N of the models below exceeds the static limit mu_s m g, so
+// the slider breaks away at the switch instead of staying stuck.
+static_assert(6.0 > kMuStatic * kMass * kG);
 
 constexpr const char* kGuide = R"(ictus: 1
 name: slider in a rough guide with a step push

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -152,8 +151,6 @@ void expect_extremum(const Extremum& got, double value, double t, double t_toler
 void expect_energy_closed(const test::RecordedRun& run) {
   EXPECT_LT(run.max_abs("energy.balance"), 1e-7);
 }
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 TEST(Suspension, Table1ViscousContinuousExtrema) {
   const SuspensionRun r = run_suspension({});

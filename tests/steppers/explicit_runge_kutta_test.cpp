@@ -300,7 +300,7 @@ TEST(ExplicitRungeKutta, TumblingBodyKeepsUnitQuaternionAndFourthOrderOnRotation
 // test: a huge audit rate does not shrink the steps.
 TEST(ExplicitRungeKutta, AuditEntriesAreOutsideTheErrorNorm) {
   auto steps = [](double scale) {
-    LineSystem s([scale](double, double x, double) { return -x; });
+    LineSystem s([](double, double x, double) { return -x; });
     StepperOptions o;
     o.rtol = 1e-8;
     o.atol = 1e-8;
