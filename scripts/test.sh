@@ -17,6 +17,6 @@ cmake --build --preset sanitize -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" ctest --preset sanitize --no-tests=error
 
-# the model-file fuzzer, built above with the sanitize preset, for its fixed
-# budget (scripts/fuzz.sh)
+# the model-file fuzzer in its own clang build, for its fixed budget
+# (scripts/fuzz.sh)
 bash scripts/fuzz.sh
