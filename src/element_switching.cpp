@@ -466,6 +466,49 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
   return released;
 }
 
+// The enumeration over the holds' indeterminate splits (a flat box's eight
+// tangents: C(8, s) 4^(8 - s) combinations at each level s stuck) would take
+// 1-2 s for one instant; the complementarity problem decides the group in one
+// solve, its combination put to the same exact test.
+int ElementSwitching::decide_overloaded_together(double t, VecX& y) {
+  if (std::any_of(waking_.begin(), waking_.end(), [](char w) { return w != 0; })) return 0;
+  system_.evaluate(t, y, Stage::kDynamics);
+  together_.clear();
+  bool beyond = false;
+  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
+    if (!system_.stick_slip_enabled(k) || system_.stick_slip_element(k).mode() != kStick ||
+        !system_.stick_slip_decided_together(k) || system_.stick_slip_has_direction(k))
+      continue;
+    together_.push_back(k);
+    beyond = beyond || system_.stuck_margin(k) < -hold_round_off(k);
+  }
+  if (!beyond || together_.size() < 2) return 0;
+  // each provisionally slipping the way its hold force pushes it, as the
+  // decision at zero rate wants its members
+  const std::span<int> modes(together_modes_.data(), together_.size());
+  for (std::size_t i = 0; i < together_.size(); ++i)
+    modes[i] = system_.slip_mode_from_hold(together_[i], system_.friction_force(together_[i]));
+  for (std::size_t i = 0; i < together_.size(); ++i)
+    system_.set_stick_slip_mode(together_[i], modes[i]);
+  system_.evaluate(t, y, Stage::kKinematics);
+  if (!system_.decide_friction_together(together_, modes, {}, true)) {
+    for (const int k : together_) system_.set_stick_slip_mode(k, kStick);
+    system_.evaluate(t, y, Stage::kDynamics);
+    return 0;
+  }
+  set_decided_modes(together_, modes, t, y);
+  int slipping = 0;
+  for (std::size_t i = 0; i < together_.size(); ++i) {
+    const auto ki = static_cast<std::size_t>(together_[i]);
+    switched_[ki] = 1;
+    if (modes[i] == kStick) continue;
+    g_last_[ki] = 1.0;
+    log_switch(together_[i], t, kStick, "slip");
+    ++slipping;
+  }
+  return slipping;
+}
+
 int ElementSwitching::release_from_hold(int k, double t, const VecX& y) {
   const auto ki = static_cast<std::size_t>(k);
   double lambda = system_.friction_force(k);
@@ -490,6 +533,7 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
   std::fill(let_go_.begin(), let_go_.end(), char{0});
   for (int round = 0; round < 10; ++round) {
     std::fill(switched_.begin(), switched_.end(), char{0});
+    if (start && round == 0 && !run_start_) switches += decide_overloaded_together(t, y);
     switches += decide_together(t, y, start && round == 0);
     if (!(start && round == 0)) switches += let_go_together(t, y);
     for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {

@@ -203,8 +203,8 @@ bool System::stick_slip_decided_together(int k) const {
   return stick_slip_element(k).slip_limit_floor() > 0.0;
 }
 
-void System::decide_friction_together(std::span<const int> elements, std::span<int> modes,
-                                      std::span<const char> must_slip) {
+bool System::decide_friction_together(std::span<const int> elements, std::span<int> modes,
+                                      std::span<const char> must_slip, bool complementarity_only) {
   if (!must_slip.empty() && must_slip.size() != elements.size())
     throw std::logic_error("decide_friction_together: one must_slip flag per element");
   Impl& s = *impl_;
@@ -248,7 +248,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     index.push_back(e);
   }
   const auto deciding = static_cast<int>(fj.size());
-  if (deciding == 0) return;
+  if (deciding == 0) return true;
   // The frictional joints and contact tangents that slip on (not in the set,
   // their rate not zero) are members too, in their slip direction: their
   // forces F = -s mu sigma y respond to the set's through their normal forces
@@ -267,7 +267,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   if (k == 1 && (fj[0]->joint >= 0 || fj[0]->contact_side >= 0) && !fj[0]->ball &&
       must_slip.empty()) {
     modes[index[0]] = decide_joint_friction(elements[index[0]]);
-    return;
+    return true;
   }
   auto at = [&](int i) -> Impl::FrictionJoint& { return *fj[static_cast<std::size_t>(i)]; };
   // its limit is its own F_max (not a reaction)
@@ -983,7 +983,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
              spatial_why;
     return out;
   };
-  bool enumerated = deciding <= kMaxFrictionEnumerated && enumerate();
+  bool enumerated = !complementarity_only && deciding <= kMaxFrictionEnumerated && enumerate();
   // None consistent, or several, where the set's responses are nearly
   // dependent. A box that falls over and lies on its side, rocking on one
   // edge, has the y tangents of that edge's two corners on one row to 1e-16
@@ -1007,7 +1007,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
   }
   // an element that must slip: no combination, several, or none enumerated
   // leave the modes as given (the caller keeps what it had)
-  if (!must_slip.empty() && (!enumerated || best_count != 1)) return;
+  if (!must_slip.empty() && (!enumerated || best_count != 1)) return true;
   if (enumerated) {
     if (best_count > 1 && (mu_static.array() > mu.array()).any()) {
       // Several where the static coefficients exceed the kinetic: counted
@@ -1045,7 +1045,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
             s.t, names(), stuck_names.empty() ? "none" : stuck_names,
             slipping_names.empty() ? "none" : slipping_names));
         take(best, best_solution);
-        return;
+        return true;
       }
       if (recounted && kinetic == 1)
         throw SimulationError(
@@ -1066,7 +1066,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
                            "motion. Lower mu, or model the compliance",
                            names(), best_count == 0 ? "no" : "several", not_solved()));
     take(best, best_solution);
-    return;
+    return true;
   }
 
   // Beyond the enumeration: the complementarity problem. The sides of the
@@ -1151,6 +1151,7 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
     }
     const int count = combination_holds();
     if (count == 0) continue;
+    if (count > 1 && complementarity_only) return false;
     if (count > 1)
       throw SimulationError(
           s.t, fmt::format("{}: at zero slip rate together ({} elements, decided through the "
@@ -1159,8 +1160,9 @@ void System::decide_friction_together(std::span<const int> elements, std::span<i
                            "model does not determine the motion. Lower mu, or model the compliance",
                            names(), deciding));
     take(mode, solution);
-    return;
+    return true;
   }
+  if (complementarity_only) return false;
   throw SimulationError(
       s.t, fmt::format("{}: at zero slip rate together ({} elements, decided through the "
                        "complementarity problem of Coulomb friction), no combination of stick and "

@@ -351,8 +351,14 @@ class System final : public MechanicalSystem {
   /// be made (more than kMaxFrictionEnumerated elements, or over its budget
   /// of trial solves), `modes` is left as given instead of throwing (the
   /// complementarity problem is not tried).
-  void decide_friction_together(std::span<const int> elements, std::span<int> modes,
-                                std::span<const char> must_slip = {});
+  /// `complementarity_only`: the complementarity problem without the
+  /// enumeration (a stuck group beyond its limits, whose dependent holds'
+  /// splits would take the enumeration up to its budget); returns false,
+  /// the modes left as given, where its combination does not hold, instead
+  /// of throwing. Otherwise returns true.
+  bool decide_friction_together(std::span<const int> elements, std::span<int> modes,
+                                std::span<const char> must_slip = {},
+                                bool complementarity_only = false);
   /// Whether element k, at a zero rate with others, is decided with them by
   /// decide_friction_together: a joint's (a ball's too) or contact's
   /// friction, or an element with dry friction (slip_limit_floor() > 0).
