@@ -159,6 +159,9 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   std::vector<char> releasing_;
   std::vector<int> release_mode_;
   std::vector<double> margin_now_;
+  // set slipping at this round the way it moves (not given its direction by
+  // a force at zero rate)
+  std::vector<char> slips_as_it_moved_;
 };
 
 }  // namespace ictus::internal

@@ -1102,12 +1102,17 @@ TEST(ContactFriction, ATallBoxPushedOverFallsOnItsSideAndComesToRest) {
     for (const char* v : {"box.vx", "box.vy", "box.vz", "box.wx", "box.wy", "box.wz"})
       EXPECT_LT(std::abs(r.final(v)), c.rest) << label << ", " << v;
     EXPECT_LT(r.max_abs("energy.balance"), 1e-9) << label;
-    // friction and the impacts take energy, never give it (to 1e-4 J: a
-    // slip against its direction is turned round at the step that finds it)
+    // friction and the impacts take energy, never give it. Regression: the
+    // dissipation fell by 9.2e-5 J (0.9 rad, 0.1 m, e 0.3; 1.2 rad, 0.03 m,
+    // e 0.3) and 1.4e-5 J (0.7 rad, 0.1 m, e 0.6): lying on its side after
+    // the bounces, at rest to 1e-17 J, tangents woken at a drift's rate
+    // (1.5e-9 m/s) slipped the way they moved, their friction turning them
+    // round at once, until turned round themselves 1.4 ms later at 6.8 mm/s
+    // (ElementSwitching::decide: now decided at zero rate)
     double most = 0.0;
     for (const double dissipated : r["energy.dissipated"]) {
       most = std::max(most, dissipated);
-      EXPECT_GT(dissipated, most - 1e-4) << label;
+      EXPECT_GE(dissipated, most - 1e-9) << label;
     }
   }
 }
