@@ -165,9 +165,10 @@ class System final : public MechanicalSystem {
   void hand_contact_friction_to_stepper();
   double book_step_energy(double t0, const VecX& y0, double t1, VecX& y1, double theta,
                           double impact_loss, double constraint_work) override;
-  /// Bodies joined by any joint (enabled or not) or two-body force element
-  /// share a group; all bodies share one if a force formula reads a
-  /// position or velocity channel (system_coupling.cpp).
+  /// Bodies joined by any joint or row of no joint (a contact point, a
+  /// stuck element's hold between two points; enabled or not) or two-body
+  /// force element share a group; all bodies share one if a force formula
+  /// reads a position or velocity channel (system_coupling.cpp).
   std::vector<int> coupling_groups() const override;
   void freeze_nonlinear_forces(double t, const VecX* y) override;
   /// Evaluates the state up to `stage` so channels can be read.

@@ -13,6 +13,7 @@
 #include "../../src/steppers/ida_stepper.h"
 #include "../../src/steppers/sundials_steppers.h"
 #include "../../src/steppers/sundials_support.h"
+#include "ictus/model_file.h"
 #include "ictus/stepper.h"
 #include "ictus/system.h"
 #include "support/reference_models.h"
@@ -56,6 +57,26 @@ TEST(CouplingGroups, PendulumsAreIndependentAndAChainIsOne) {
   EXPECT_EQ(pendulums.coupling_groups(), (std::vector<int>{0, 1, 2, 3, 4}));
   const System chain(test::make_chain(4));
   EXPECT_EQ(chain.coupling_groups(), (std::vector<int>(4, 0)));
+}
+
+// Bodies joined by no joint but by a row of no joint: a contact point
+// between two shapes. The groups lacked those rows: two balls in contact
+// were two groups, and one column group perturbed both at once.
+TEST(CouplingGroups, AContactBetweenTwoBodiesCouplesThem) {
+  const System balls(parse_model(R"(ictus: 1
+gravity: [0, 0, -9.81]
+bodies:
+  lower: {mass: 1, inertia: [0.01, 0.01, 0.01], position: [0, 0, 0.1]}
+  upper: {mass: 1, inertia: [0.01, 0.01, 0.01], position: [0, 0, 0.3]}
+  apart: {mass: 1, inertia: [0.01, 0.01, 0.01], position: [2, 0, 0.1]}
+shapes:
+  lower_ball: {body: lower, type: sphere, radius: 0.1}
+  upper_ball: {body: upper, type: sphere, radius: 0.1}
+contacts:
+  stack: {type: shapes, between: [lower, upper]}
+)",
+                                 "balls"));
+  EXPECT_EQ(balls.coupling_groups(), (std::vector<int>{0, 0, 1}));
 }
 
 TEST(JacobianPattern, SizesAndColoursOfBlocks) {
