@@ -26,6 +26,14 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   release_mode_.assign(count, 0);
   margin_now_.assign(count, 0.0);
   slips_as_it_moved_.assign(count, 0);
+  // the groups are fixed: every joint and row counts, enabled or not
+  element_group_.assign(count, 0);
+  int groups = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    element_group_[k] = system.stick_slip_group(static_cast<int>(k));
+    groups = std::max(groups, element_group_[k] + 1);
+  }
+  group_tried_.assign(static_cast<std::size_t>(groups), 0);
 }
 
 double ElementSwitching::value(int k, double t, const VecX& y) {
@@ -470,20 +478,38 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
 // The enumeration over the holds' indeterminate splits (a flat box's eight
 // tangents: C(8, s) 4^(8 - s) combinations at each level s stuck) would take
 // 1-2 s for one instant; the complementarity problem decides the group in one
-// solve, its combination put to the same exact test.
+// solve, its combination put to the same exact test. A group is the stuck
+// elements of one set of coupled bodies: those of two boxes on one floor
+// cannot take each other's loads, and a group whose combination does not
+// hold leaves the others decided.
 int ElementSwitching::decide_overloaded_together(double t, VecX& y) {
   if (std::any_of(waking_.begin(), waking_.end(), [](char w) { return w != 0; })) return 0;
-  system_.evaluate(t, y, Stage::kDynamics);
-  together_.clear();
-  bool beyond = false;
-  for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {
-    if (!system_.stick_slip_enabled(k) || system_.stick_slip_element(k).mode() != kStick ||
-        !system_.stick_slip_decided_together(k) || system_.stick_slip_has_direction(k))
-      continue;
-    together_.push_back(k);
-    beyond = beyond || system_.stuck_margin(k) < -hold_round_off(k);
+  const auto count = static_cast<int>(g_last_.size());
+  auto stuck_together = [&](int k) {
+    return system_.stick_slip_enabled(k) && system_.stick_slip_element(k).mode() == kStick &&
+           system_.stick_slip_decided_together(k) && !system_.stick_slip_has_direction(k);
+  };
+  std::fill(group_tried_.begin(), group_tried_.end(), char{0});
+  int slipping = 0;
+  for (int first = 0; first < count; ++first) {
+    const int group = element_group_[static_cast<std::size_t>(first)];
+    if (group < 0 || group_tried_[static_cast<std::size_t>(group)] != 0) continue;
+    system_.evaluate(t, y, Stage::kDynamics);
+    if (!stuck_together(first)) continue;
+    group_tried_[static_cast<std::size_t>(group)] = 1;
+    together_.clear();
+    bool beyond = false;
+    for (int k = first; k < count; ++k) {
+      if (element_group_[static_cast<std::size_t>(k)] != group || !stuck_together(k)) continue;
+      together_.push_back(k);
+      beyond = beyond || system_.stuck_margin(k) < -hold_round_off(k);
+    }
+    if (beyond && together_.size() >= 2) slipping += decide_overloaded_group(t, y);
   }
-  if (!beyond || together_.size() < 2) return 0;
+  return slipping;
+}
+
+int ElementSwitching::decide_overloaded_group(double t, VecX& y) {
   // each provisionally slipping the way its hold force pushes it, as the
   // decision at zero rate wants its members
   const std::span<int> modes(together_modes_.data(), together_.size());

@@ -96,17 +96,21 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// back against its kinetic friction at once) stuck again. Returns the
   /// number let go.
   int let_go_together(double t, VecX& y);
-  /// The stuck elements decided together (no ball), when one of them is
-  /// beyond its limit at an instant of switches that woke nothing else (a
-  /// step load at a corner of a flat box), all decided again at once through
-  /// the complementarity problem of Coulomb friction
-  /// (System::decide_friction_together): let go group by group, some held
-  /// at zero rate by stuck partners on one row slipped against their motion
-  /// (docs/theory/friction.md, "A stuck element an event's actions leave
-  /// beyond its limit"). Returns the number that slip; 0, all left stuck,
-  /// where none is beyond its limit or the problem's combination does not
-  /// hold (let_go_together then lets them go).
+  /// The stuck elements decided together (no ball) on one set of coupled
+  /// bodies, when one of them is beyond its limit at an instant of switches
+  /// that woke nothing else (a step load at a corner of a flat box), all
+  /// decided again at once through the complementarity problem of Coulomb
+  /// friction (System::decide_friction_together): let go group by group,
+  /// some held at zero rate by stuck partners on one row slipped against
+  /// their motion (docs/theory/friction.md, "A stuck element an event's
+  /// actions leave beyond its limit"). Each set is decided on its own.
+  /// Returns the number that slip; a set is left stuck where none of it is
+  /// beyond its limit or the problem's combination does not hold
+  /// (let_go_together then lets its members go).
   int decide_overloaded_together(double t, VecX& y);
+  /// decide_overloaded_together's decision of the group in together_ (the
+  /// System evaluated at t with its dynamics): the number that slip.
+  int decide_overloaded_group(double t, VecX& y);
   /// Stuck element k whose hold gives way at t (the System evaluated there
   /// and left so): its slip mode, against its hold force (the look-ahead's
   /// where it fired a moment later: at |lambda| = F_max exactly, or moved
@@ -162,6 +166,11 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   // set slipping at this round the way it moves (not given its direction by
   // a force at zero rate)
   std::vector<char> slips_as_it_moved_;
+  // per element, the group of coupled bodies it acts on
+  // (System::stick_slip_group); per group, tried by
+  // decide_overloaded_together at this instant
+  std::vector<int> element_group_;
+  std::vector<char> group_tried_;
 };
 
 }  // namespace ictus::internal

@@ -420,6 +420,7 @@ System::System(std::shared_ptr<const CompiledModel> compiled)
   // warnings and inconsistent sets surface when the system is built
   impl_->compute_kinematics(impl_->model.settings().start, initial_state());
   impl_->ensure_structure();
+  impl_->body_group = coupling_groups();
 }
 
 const std::shared_ptr<const CompiledModel>& System::compiled_model() const {

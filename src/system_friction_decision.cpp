@@ -203,11 +203,50 @@ bool System::stick_slip_decided_together(int k) const {
   return stick_slip_element(k).slip_limit_floor() > 0.0;
 }
 
+bool System::decide_friction_by_group(std::span<const int> elements, std::span<int> modes,
+                                      std::span<const char> must_slip, bool complementarity_only) {
+  const Impl& s = *impl_;
+  const std::vector<int> given(modes.begin(), modes.end());
+  std::vector<char> decided(elements.size(), 0);
+  std::vector<int> part, part_modes;
+  std::vector<char> part_must_slip;
+  std::vector<std::size_t> where;
+  for (std::size_t first = 0; first < elements.size(); ++first) {
+    if (decided[first] != 0) continue;
+    const int group = s.stick_slip_group(elements[first]);
+    part.clear();
+    part_modes.clear();
+    part_must_slip.clear();
+    where.clear();
+    for (std::size_t e = first; e < elements.size(); ++e) {
+      if (decided[e] != 0 || s.stick_slip_group(elements[e]) != group) continue;
+      decided[e] = 1;
+      part.push_back(elements[e]);
+      part_modes.push_back(modes[e]);
+      if (!must_slip.empty()) part_must_slip.push_back(must_slip[e]);
+      where.push_back(e);
+    }
+    if (!decide_friction_together(part, part_modes, part_must_slip, complementarity_only)) {
+      std::copy(given.begin(), given.end(), modes.begin());
+      return false;
+    }
+    for (std::size_t i = 0; i < where.size(); ++i) modes[where[i]] = part_modes[i];
+  }
+  return true;
+}
+
 bool System::decide_friction_together(std::span<const int> elements, std::span<int> modes,
                                       std::span<const char> must_slip, bool complementarity_only) {
   if (!must_slip.empty() && must_slip.size() != elements.size())
     throw std::logic_error("decide_friction_together: one must_slip flag per element");
   Impl& s = *impl_;
+  if (elements.empty()) return true;
+  // elements on bodies no row joins (two boxes on one floor) cannot change
+  // each other's forces: each set is decided on its own, as if alone
+  const int group = s.stick_slip_group(elements[0]);
+  if (std::any_of(elements.begin(), elements.end(),
+                  [&](int e) { return s.stick_slip_group(e) != group; }))
+    return decide_friction_by_group(elements, modes, must_slip, complementarity_only);
   // the provisional slips of the set need not be solvable (system_impl.h)
   const Impl::UnsolvedSlipsAllowed provisional(s);
   s.ensure_dynamics();
@@ -257,7 +296,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   // its moment -mu r |N| keeps its direction (w's, which is not zero) and
   // its size responds to the set's forces through its whole reaction.
   for (Impl::FrictionJoint& f : s.friction_joints) {
-    if (!s.slips_as_member(f) || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
+    if (!s.slips_as_member(f, group) || std::find(fj.begin(), fj.end(), &f) != fj.end()) continue;
     fj.push_back(&f);
   }
   const auto k = static_cast<int>(fj.size());

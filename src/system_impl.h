@@ -642,13 +642,29 @@ struct System::Impl {
   ReactionFriction& friction_element(const FrictionJoint& fj);
   const ReactionFriction& friction_element(const FrictionJoint& fj) const;
   std::string friction_site(const FrictionJoint& fj) const;
-  /// Slipping and pressed at the last solve (its unit responses made): a
-  /// member of any decision at zero rate it is not decided in, its force
-  /// responding (system_friction_decision.cpp; decide_joint_friction sends a
-  /// joint there when any other one is).
-  bool slips_as_member(const FrictionJoint& f) const {
-    return f.unit_valid && !(f.contact_side >= 0 && contact_row(f.contact_side) < 0);
+  /// Slipping and pressed at the last solve (its unit responses made), on
+  /// the bodies of `group` (friction_group): a member of any decision at
+  /// zero rate of that group it is not decided in, its force responding
+  /// (system_friction_decision.cpp; decide_joint_friction sends a joint
+  /// there when any other one is). Elements of other groups act on bodies
+  /// whose accelerations and reactions their forces cannot change.
+  bool slips_as_member(const FrictionJoint& f, int group) const {
+    return f.unit_valid && !(f.contact_side >= 0 && contact_row(f.contact_side) < 0) &&
+           friction_group(f) == group;
   }
+  /// Per body, its group of coupled bodies (System::coupling_groups), fixed
+  /// at construction: every joint and row counts, enabled or not.
+  std::vector<int> body_group;
+  /// The group of the bodies of a stick/slip element's hold row (-1 for
+  /// none: both the ground).
+  int group_of_bodies(BodyIndex base, BodyIndex follower) const {
+    const BodyIndex body = follower != kGround ? follower : base;
+    return body == kGround ? -1 : body_group[static_cast<std::size_t>(body)];
+  }
+  int friction_group(const FrictionJoint& f) const { return group_of_bodies(f.base, f.follower); }
+  /// Stick/slip element k's hold row's bodies, and their group.
+  void stick_slip_bodies(int k, BodyIndex& base, BodyIndex& follower) const;
+  int stick_slip_group(int k) const;
   std::vector<FrictionJoint> friction_joints;
   // the slip solve's workspace, sized for every friction element at the build
   std::vector<FrictionJoint*> slip_set;

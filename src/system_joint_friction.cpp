@@ -918,14 +918,14 @@ int System::decide_joint_friction(int k) {
   // its provisional slip need not be solvable (system_impl.h)
   const Impl::UnsolvedSlipsAllowed provisional(s);
   s.ensure_dynamics();
-  // the others that slip on (their rate not zero) respond to this joint's
-  // force through their normal forces: decided as a set of one with them as
-  // members (system_friction_decision.cpp, which comes back here when
-  // nothing else slips). So is a ball, whose slip has a direction found with
-  // the solution.
+  // the others that slip on (their rate not zero) on its group of bodies
+  // respond to this joint's force through their normal forces: decided as a
+  // set of one with them as members (system_friction_decision.cpp, which
+  // comes back here when nothing else slips). So is a ball, whose slip has a
+  // direction found with the solution.
   bool others_slip = false;
   for (const Impl::FrictionJoint& f : s.friction_joints)
-    others_slip = others_slip || (&f != fj && s.slips_as_member(f));
+    others_slip = others_slip || (&f != fj && s.slips_as_member(f, s.friction_group(*fj)));
   if (fj->ball || others_slip) {
     int mode = kStick;
     decide_friction_together(std::span<const int>(&k, 1), std::span<int>(&mode, 1));

@@ -172,4 +172,26 @@ double System::Impl::locked_force_scale(int k) {
       ->slip_limit(ctx);
 }
 
+int System::stick_slip_group(int k) const {
+  return impl_->stick_slip_group(k);
+}
+
+void System::Impl::stick_slip_bodies(int k, BodyIndex& base, BodyIndex& follower) const {
+  const DriverRuntime& hold =
+      drivers[static_cast<std::size_t>(hold_driver[static_cast<std::size_t>(k)])];
+  const Instance& inst = instances[static_cast<std::size_t>(hold.instance)];
+  base = inst.base;
+  follower = inst.follower;
+  if (inst.joint >= 0) {
+    base = live_joints[static_cast<std::size_t>(inst.joint)].base;
+    follower = live_joints[static_cast<std::size_t>(inst.joint)].follower;
+  }
+}
+
+int System::Impl::stick_slip_group(int k) const {
+  BodyIndex base = kGround, follower = kGround;
+  stick_slip_bodies(k, base, follower);
+  return group_of_bodies(base, follower);
+}
+
 }  // namespace ictus

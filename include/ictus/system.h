@@ -352,6 +352,9 @@ class System final : public MechanicalSystem {
   /// be made (more than kMaxFrictionEnumerated elements, or over its budget
   /// of trial solves), `modes` is left as given instead of throwing (the
   /// complementarity problem is not tried).
+  /// Elements on different groups of coupled bodies (stick_slip_group) are
+  /// decided group by group, and only the slipping elements of its own
+  /// group are members of a group's decision.
   /// `complementarity_only`: the complementarity problem without the
   /// enumeration (a stuck group beyond its limits, whose dependent holds'
   /// splits would take the enumeration up to its budget); returns false,
@@ -365,6 +368,10 @@ class System final : public MechanicalSystem {
   /// friction, or an element with dry friction (slip_limit_floor() > 0).
   /// Structural damping alone (F_max zero at u = 0) is decided alone.
   bool stick_slip_decided_together(int k) const;
+  /// The group of coupled bodies (coupling_groups) element k acts on, -1
+  /// for none: elements of different groups cannot change each other's
+  /// forces or accelerations, and are decided apart.
+  int stick_slip_group(int k) const;
   static constexpr int kMaxFrictionEnumerated = 12;
 
   // --- impacts ----------------------------------------------------------------
@@ -500,6 +507,11 @@ class System final : public MechanicalSystem {
   struct Impl;
 
  private:
+  /// decide_friction_together for elements on several groups of coupled
+  /// bodies (stick_slip_group): each group's decided on its own; false,
+  /// all modes left as given, where one group's is.
+  bool decide_friction_by_group(std::span<const int> elements, std::span<int> modes,
+                                std::span<const char> must_slip, bool complementarity_only);
   std::unique_ptr<Impl> impl_;
 };
 
