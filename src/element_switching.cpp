@@ -483,7 +483,6 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
 // cannot take each other's loads, and a group whose combination does not
 // hold leaves the others decided.
 int ElementSwitching::decide_overloaded_together(double t, VecX& y) {
-  if (std::any_of(waking_.begin(), waking_.end(), [](char w) { return w != 0; })) return 0;
   const auto count = static_cast<int>(g_last_.size());
   auto stuck_together = [&](int k) {
     return system_.stick_slip_enabled(k) && system_.stick_slip_element(k).mode() == kStick &&
@@ -498,13 +497,16 @@ int ElementSwitching::decide_overloaded_together(double t, VecX& y) {
     if (!stuck_together(first)) continue;
     group_tried_[static_cast<std::size_t>(group)] = 1;
     together_.clear();
-    bool beyond = false;
+    bool beyond = false, woke = false;
     for (int k = first; k < count; ++k) {
-      if (element_group_[static_cast<std::size_t>(k)] != group || !stuck_together(k)) continue;
+      if (element_group_[static_cast<std::size_t>(k)] != group) continue;
+      // an element of the group woke: decided with the group at zero rate
+      woke = woke || waking_[static_cast<std::size_t>(k)] != 0;
+      if (!stuck_together(k)) continue;
       together_.push_back(k);
       beyond = beyond || system_.stuck_margin(k) < -hold_round_off(k);
     }
-    if (beyond && together_.size() >= 2) slipping += decide_overloaded_group(t, y);
+    if (beyond && !woke && together_.size() >= 2) slipping += decide_overloaded_group(t, y);
   }
   return slipping;
 }

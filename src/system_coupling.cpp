@@ -1,6 +1,7 @@
 // Which bodies can influence each other's accelerations (System::coupling_groups),
 // for the sparsity pattern of the SUNDIALS steppers' sparse Jacobian and for
-// the stuck friction elements decided together (ElementSwitching).
+// the friction elements decided together group by group
+// (System::decide_friction_together, ElementSwitching).
 #include <numeric>
 
 #include "ictus/system.h"

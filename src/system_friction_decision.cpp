@@ -24,8 +24,9 @@
 // stick can often also start to slip); two different ones with that count
 // are reported as Painleve, as is none.
 //
-// The joints and contact tangents that slip on through the instant (not in
-// the set) are members with their one slip direction: F_R = Lambda (y0_R +
+// The joints and contact tangents of the set's group of bodies that slip on
+// through the instant (not in the set) are members with their one slip
+// direction: F_R = Lambda (y0_R +
 // T_R. F), Lambda = diag(-s mu sigma), rows of every combination (their sides
 // enumerated, their accelerations not tested), so their forces respond to the
 // set's (friction.md, "The elements that slip on").
@@ -226,7 +227,14 @@ bool System::decide_friction_by_group(std::span<const int> elements, std::span<i
       if (!must_slip.empty()) part_must_slip.push_back(must_slip[e]);
       where.push_back(e);
     }
-    if (!decide_friction_together(part, part_modes, part_must_slip, complementarity_only)) {
+    // flags only where the part has one set, as the callers pass them (with
+    // flags a set is neither put to the complementarity problem nor reported)
+    const bool flagged =
+        std::any_of(part_must_slip.begin(), part_must_slip.end(), [](char f) { return f != 0; });
+    if (!decide_friction_together(
+            part, part_modes,
+            flagged ? std::span<const char>(part_must_slip) : std::span<const char>(),
+            complementarity_only)) {
       std::copy(given.begin(), given.end(), modes.begin());
       return false;
     }
@@ -242,7 +250,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   Impl& s = *impl_;
   if (elements.empty()) return true;
   // elements on bodies no row joins (two boxes on one floor) cannot change
-  // each other's forces: each set is decided on its own, as if alone
+  // each other's forces: each group's are decided on their own
   const int group = s.stick_slip_group(elements[0]);
   if (std::any_of(elements.begin(), elements.end(),
                   [&](int e) { return s.stick_slip_group(e) != group; }))

@@ -646,8 +646,8 @@ struct System::Impl {
   /// the bodies of `group` (friction_group): a member of any decision at
   /// zero rate of that group it is not decided in, its force responding
   /// (system_friction_decision.cpp; decide_joint_friction sends a joint
-  /// there when any other one is). Elements of other groups act on bodies
-  /// whose accelerations and reactions their forces cannot change.
+  /// there when any other one of its group is). Elements of other groups act
+  /// on bodies whose accelerations and reactions their forces cannot change.
   bool slips_as_member(const FrictionJoint& f, int group) const {
     return f.unit_valid && !(f.contact_side >= 0 && contact_row(f.contact_side) < 0) &&
            friction_group(f) == group;

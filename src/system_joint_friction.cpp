@@ -925,7 +925,7 @@ int System::decide_joint_friction(int k) {
   // direction found with the solution.
   bool others_slip = false;
   for (const Impl::FrictionJoint& f : s.friction_joints)
-    others_slip = others_slip || (&f != fj && s.slips_as_member(f, s.friction_group(*fj)));
+    others_slip = others_slip || (&f != fj && s.slips_as_member(f, s.stick_slip_group(k)));
   if (fj->ball || others_slip) {
     int mode = kStick;
     decide_friction_together(std::span<const int>(&k, 1), std::span<int>(&mode, 1));

@@ -1,5 +1,6 @@
 // Internal: the root of an item in a disjoint-set forest (union-find), for
-// the groups of dependent rows that share elements or rows.
+// the groups of dependent rows that share elements or rows and the groups
+// of coupled bodies (System::coupling_groups).
 #ifndef ICTUS_SRC_UNION_FIND_H_
 #define ICTUS_SRC_UNION_FIND_H_
 
