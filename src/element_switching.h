@@ -98,9 +98,9 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   int let_go_together(double t, VecX& y);
   /// The stuck elements decided together (no ball) on one set of coupled
   /// bodies, when one of them is beyond its limit at an instant of switches
-  /// that woke no element of the set (a step load at a corner of a flat box), all
-  /// decided again at once through the complementarity problem of Coulomb
-  /// friction (System::decide_friction_together): let go group by group,
+  /// that woke no element of the set (a step load at a corner of a flat
+  /// box), all decided again at once through the complementarity problem of
+  /// Coulomb friction (System::decide_friction_together): let go group by group,
   /// some held at zero rate by stuck partners on one row slipped against
   /// their motion (docs/theory/friction.md, "A stuck element an event's
   /// actions leave beyond its limit"). Each set is decided on its own.

@@ -26,10 +26,10 @@
 //
 // The joints and contact tangents of the set's group of bodies that slip on
 // through the instant (not in the set) are members with their one slip
-// direction: F_R = Lambda (y0_R +
-// T_R. F), Lambda = diag(-s mu sigma), rows of every combination (their sides
-// enumerated, their accelerations not tested), so their forces respond to the
-// set's (friction.md, "The elements that slip on").
+// direction: F_R = Lambda (y0_R + T_R. F), Lambda = diag(-s mu sigma), rows of
+// every combination (their sides enumerated, their accelerations not
+// tested), so their forces respond to the set's (friction.md, "The elements
+// that slip on").
 //
 // More than kMaxFrictionEnumerated elements, or a decision that would need
 // more than kTrialBudget solves (few of many elements stuck), are decided
@@ -136,13 +136,7 @@ System::Impl::FrictionJoint own_limit_member(System::Impl& s, int k) {
   const System::Impl::DriverRuntime& hold =
       s.drivers[static_cast<std::size_t>(s.hold_driver[static_cast<std::size_t>(k)])];
   const System::Impl::Instance& inst = s.instances[static_cast<std::size_t>(hold.instance)];
-  if (inst.joint >= 0) {
-    m.base = s.live_joints[static_cast<std::size_t>(inst.joint)].base;
-    m.follower = s.live_joints[static_cast<std::size_t>(inst.joint)].follower;
-  } else {
-    m.base = inst.base;
-    m.follower = inst.follower;
-  }
+  s.stick_slip_bodies(k, m.base, m.follower);
   const ConstraintContext cc{s.kinematics(m.base), s.kinematics(m.follower), s.t, MotionSample{}};
   inst.constraint->evaluate(cc, std::span<ConstraintRow>(&m.rate_row, 1));
   m.unit_acc.assign(static_cast<std::size_t>(s.n), Vec6::Zero());
