@@ -13,15 +13,18 @@
 // system_structure.cpp) can be added to the multipliers without changing
 // the motion. On the modes wholly among contact rows (the normal rows of
 // contact points between shapes and their tangents' hold rows, all forces),
-// the multipliers are moved to the least-norm ones on the rows those modes
-// touch:
-//   l <- l - B B^+ l,   B the modes on those rows,
-// the distribution that spreads the load evenly (all four corners of a box
-// at rest carry m g / 4). The map is linear, so it is applied alike to the
-// solve's multipliers and to the unit responses of the friction forces
-// (system_joint_friction.cpp): the normal forces stay linear in the
-// friction forces and the slip solve and the stick/slip decision see the
-// same normal forces as the dynamics. Modes with a joint's row or a joint
+// the multipliers l are moved along them, l <- l + B a (B the modes on the
+// rows they touch), to the least norm of the tangents' stuck forces and
+// then, among the amplitudes that keep it, of the normal forces
+// (least_tangent_then_normal): the distribution that spreads the load
+// evenly (all four corners of a box at rest carry m g / 4) and puts on no
+// tangent what a normal force can carry (a single least norm over both let
+// a wall's vertical tangents hold part of the weight of a box resting flush
+// against it, at zero normal force). The map is linear, so it is applied
+// alike to the solve's multipliers and to the unit responses of the
+// friction forces (system_joint_friction.cpp): the normal forces stay
+// linear in the friction forces and the slip solve and the stick/slip
+// decision see the same normal forces as the dynamics. Modes with a joint's row or a joint
 // limit's (moments, drivers' loads) are left as they are: their reactions
 // are reported as statically indeterminate. The modes are those of the
 // redundancy analysis, exact while the points stay fixed in their bodies:
@@ -51,6 +54,40 @@ bool same_modes(const System::Impl::DependentContacts& cache,
   return cache.structure_version == version && cache.row_count == row_count && cache.modes == modes;
 }
 
+// The row kinds of `press_dependent_contacts`: a contact point's normal
+// row, one of its tangents' hold rows.
+enum RowKind : char { kOther = 0, kNormal = 1, kTangentHold = 2 };
+
+// The linear map A (modes x rows) that moves a group's multipliers l to
+// l + B A l, B its modes on its rows: the least norm of the tangents' stuck
+// forces first, then, over the amplitudes that keep it, the least norm of
+// the normal forces (docs/theory/contact.md, "Dependent contact rows"):
+//   a1 = -B_t^+ l_t,   a = a1 - Z (B_n Z)^+ (l_n + B_n a1),
+// Z a basis of the null space of B_t. Where the modes hold one kind only
+// (a box flat on a floor alone: its normals' modes and its tangents' share
+// no row) this is the single least norm -B^+ l.
+MatX least_tangent_then_normal(const MatX& B, const std::vector<int>& rows,
+                               const std::vector<char>& kind) {
+  const auto r = static_cast<Eigen::Index>(rows.size());
+  MatX tangent = MatX::Zero(r, r), normal = MatX::Zero(r, r);  // row selections
+  for (Eigen::Index i = 0; i < r; ++i) {
+    const bool hold =
+        kind[static_cast<std::size_t>(rows[static_cast<std::size_t>(i)])] == kTangentHold;
+    (hold ? tangent : normal)(i, i) = 1.0;
+  }
+  const MatX B_t = tangent * B, B_n = normal * B;
+  if (B_t.isZero(0.0) || B_n.isZero(0.0))  // one kind only: a single least norm
+    return -MatX(Eigen::CompleteOrthogonalDecomposition<MatX>(B).pseudoInverse());
+  Eigen::JacobiSVD<MatX> stage1(B_t, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  stage1.setThreshold(1e-10);
+  const MatX a1 = -stage1.solve(tangent);  // min-norm least squares: the pseudo-inverse
+  const MatX Z = stage1.matrixV().rightCols(B.cols() - stage1.rank());
+  if (Z.cols() == 0) return a1;
+  Eigen::JacobiSVD<MatX> stage2(MatX(B_n * Z), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  stage2.setThreshold(1e-10);
+  return a1 - Z * stage2.solve(MatX(normal + B_n * a1));
+}
+
 }  // namespace
 
 void System::Impl::press_dependent_contacts(VecX& mult) {
@@ -62,19 +99,20 @@ void System::Impl::press_dependent_contacts(VecX& mult) {
     dc.structure_version = structure_version;
     const std::size_t m = rows.size();
     dc.row_count = m;
-    std::vector<char> contact(m, 0);
+    std::vector<char> contact(m, kOther);  // RowKind per row of D
     for (std::size_t k = 0; k < contact_sides.size(); ++k) {
       if (contact_sides[k].contact >= 0) continue;  // a joint's limit
       if (const int r = contact_row(static_cast<int>(k)); r >= 0)
-        contact[static_cast<std::size_t>(r)] = 1;
+        contact[static_cast<std::size_t>(r)] = kNormal;
     }
     for (const FrictionJoint& fj : friction_joints)
       if (fj.contact_side >= 0 && fj.stick_slip >= 0)
-        if (const int r = hold_row(fj.stick_slip); r >= 0) contact[static_cast<std::size_t>(r)] = 1;
+        if (const int r = hold_row(fj.stick_slip); r >= 0)
+          contact[static_cast<std::size_t>(r)] = kTangentHold;
     std::vector<const std::vector<std::pair<int, double>>*> chosen;
     for (const auto& mode : self_stress)
       if (std::all_of(mode.begin(), mode.end(), [&](const auto& entry) {
-            return contact[static_cast<std::size_t>(entry.first)] != 0;
+            return contact[static_cast<std::size_t>(entry.first)] != kOther;
           }))
         chosen.push_back(&mode);
     // groups: modes joined when they share a row (the first mode on each row)
@@ -120,8 +158,7 @@ void System::Impl::press_dependent_contacts(VecX& mult) {
           const auto at = std::find(group.rows.begin(), group.rows.end(), row) - group.rows.begin();
           group.basis(at, c) += coefficient;
         }
-      group.pseudo_inverse =
-          MatX(Eigen::CompleteOrthogonalDecomposition<MatX>(group.basis).pseudoInverse());
+      group.shift = least_tangent_then_normal(group.basis, group.rows, contact);
       group.values.resize(rows_n);
       group.amplitudes.resize(modes_n);
     }
@@ -146,8 +183,8 @@ void System::Impl::press_dependent_contacts(VecX& mult) {
     if (!holds) continue;
     for (std::size_t i = 0; i < group.rows.size(); ++i)
       group.values(static_cast<Eigen::Index>(i)) = mult(group.rows[i]);
-    group.amplitudes.noalias() = group.pseudo_inverse * group.values;
-    group.values.noalias() -= group.basis * group.amplitudes;
+    group.amplitudes.noalias() = group.shift * group.values;
+    group.values.noalias() += group.basis * group.amplitudes;
     for (std::size_t i = 0; i < group.rows.size(); ++i)
       mult(group.rows[i]) = group.values(static_cast<Eigen::Index>(i));
   }

@@ -571,7 +571,7 @@ struct System::Impl {
     struct Group {
       std::vector<int> rows;    // the rows the group's modes touch
       MatX basis;               // rows x modes
-      MatX pseudo_inverse;      // modes x rows
+      MatX shift;               // modes x rows: amplitudes = shift * multipliers
       VecX values, amplitudes;  // workspace
     };
     std::vector<Group> groups;
