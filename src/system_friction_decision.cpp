@@ -58,6 +58,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -951,15 +952,19 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   // with the solution. False when it would exceed the budget.
   int best_count = 0;
   int best_stuck = 0;  // the level of the consistent combinations found
-  auto enumerate = [&]() {
+  auto enumerate = [&](int fewest_stuck = 0) {
     std::vector<int> slip(static_cast<std::size_t>(k));
     long trials = 0;  // linear systems solved
-    for (int stuck = deciding; stuck >= 0 && best_count == 0; --stuck) {
-      for (unsigned stuck_set = 0; stuck_set < (1u << deciding); ++stuck_set) {
+    for (int stuck = deciding; stuck >= fewest_stuck && best_count == 0; --stuck) {
+      // the level of all stuck is one set (there the set may be larger
+      // than the enumeration's: the complementarity problem's first test)
+      const std::uint64_t sets = std::uint64_t{1} << deciding;
+      for (std::uint64_t stuck_set = stuck == deciding ? sets - 1 : 0; stuck_set < sets;
+           ++stuck_set) {
         if (std::popcount(stuck_set) != stuck) continue;
         bool tried_stuck = false;  // an element that must slip, stuck
         for (int i = 0; i < deciding && !must_slip.empty(); ++i)
-          tried_stuck = tried_stuck || ((stuck_set >> i & 1u) != 0 &&
+          tried_stuck = tried_stuck || ((stuck_set >> i & 1u) != 0u &&
                                         must_slip[index[static_cast<std::size_t>(i)]] != 0);
         if (tried_stuck) continue;
         int slipping = 0;
@@ -1123,6 +1128,17 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
   // all three are) is then put to the exact test above, with the kinetic
   // coefficient for the slipping elements and the sides checked at the
   // solution. If it fails, the kinetic LCP's combination is tested.
+  // Static friction takes precedence here too: the set all stuck, one
+  // trial (with the members' sides), put to the exact test first. A box at
+  // rest on a floor and flush against a wall has sixteen tangents on one
+  // body; its problem is degenerate (the holds are dependent), both LCPs'
+  // pivoting ended on a ray, and the run stopped at its start as Painleve.
+  if (!complementarity_only && must_slip.empty() && deciding < 64 && enumerate(deciding) &&
+      best_count == 1) {
+    take(best, best_solution);
+    return true;
+  }
+  best_count = 0;
   const VecX y_now = y0 + T * current;
   // The members that slip on enter the set's problem condensed, with their
   // sides of the instant: F_R = Lambda (y0_R + T_RR F_R + T_RS F_S), so

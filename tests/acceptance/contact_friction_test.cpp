@@ -1062,6 +1062,104 @@ simulate: {until: 1.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
   fmt::print("two flat boxes on one floor: x within {:.1e} m of the closed forms\n", worst);
 }
 
+// A box (1 kg, 0.2 m cube) resting on a rough floor flush against a rough
+// wall at x = 0.1, pushed at its centre by (fx, fy) N: the floor plane's
+// eight corner points come first (p0-p7, the bottom four touching), the
+// wall's next (p8-p15, the four at x = 0.1 touching). The box's normal and
+// stuck forces are statically indeterminate (eight contacts and sixteen
+// tangents on one body), and the wall's tangents can trade load with the
+// floor's normals. Stopped at t0 as Painleve (the sixteen tangents' LCP
+// ended on a ray) at rest or pushed below its limit; pushed 6 N along the
+// wall it slid at 2.41 m/s^2 instead of 2.076, the wall's vertical tangent
+// carrying 0.89 N of the weight on a normal force of 0.056 N.
+test::RecordedRun box_against_a_wall(double fx, double fy) {
+  const Model model = parse_model(fmt::format(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  box: {{mass: 1, inertia: [0.0067, 0.0067, 0.0067], position: [0, 0, 0.1]}}
+shapes:
+  box_shape: {{body: box, type: box, size: [0.2, 0.2, 0.2]}}
+  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+  wall_plane: {{body: ground, type: plane, normal: [-1, 0, 0], at: [0.1, 0, 0]}}
+contacts:
+  rough: {{type: shapes, between: [ground, box], friction: {{mu: 0.4, mu_static: 0.5}}}}
+forces:
+  push: {{type: force, on: box, components: [{}, {}, 0]}}
+simulate: {{until: 0.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                              fx, fy),
+                                  "box against a wall");
+  std::vector<std::string> channels = {"box.x", "box.y", "box.z", "box.wx", "box.wy", "box.wz"};
+  for (int p = 0; p < 16; ++p)
+    for (const char* c :
+         {"normal", "friction_x", "friction_y", "friction_mode_x", "friction_mode_y"})
+      channels.push_back(fmt::format("rough.p{}.{}", p, c));
+  return test::run_and_record(model, channels);
+}
+
+// At every sample (fx >= 0): the box slides along the wall alone, at a;
+// every friction force within its cone (mu_s N stuck, mu N slipping); the
+// tangents along the wall take the push less m a. Where the load leaves
+// the split to the friction (`weight_on_the_floor`), the floor's normal
+// forces carry the weight and the wall's the push into it: no tangent
+// carries what a normal force can.
+void expect_box_against_a_wall(const test::RecordedRun& r, double fx, double fy, double a,
+                               bool weight_on_the_floor = true) {
+  const double mu = 0.4, mu_s = 0.5;
+  ASSERT_DOUBLE_EQ(r.t.back(), 0.1);
+  for (std::size_t k = 0; k < r.t.size(); ++k) {
+    double floor = 0.0, wall = 0.0, along = 0.0;
+    for (int p = 0; p < 16; ++p) {
+      const std::string point = fmt::format("rough.p{}.", p);
+      const double N = r[point + "normal"][k];
+      EXPECT_GE(N, -1e-9) << point << " at " << r.t[k];
+      (p < 8 ? floor : wall) += N;
+      for (const char* axis : {"x", "y"}) {
+        const double F = r[point + "friction_" + axis][k];
+        const bool stuck = r[point + "friction_mode_" + axis][k] == 0.0;
+        EXPECT_LE(std::abs(F), (stuck ? mu_s : mu) * std::max(N, 0.0) + 1e-9)
+            << point << axis << " at " << r.t[k] << (stuck ? " stuck" : " slipping");
+      }
+      // the floor's friction_y is along y; the wall's friction_x is (its
+      // tangents lie along y and z)
+      along += r[point + (p < 8 ? "friction_y" : "friction_x")][k];
+    }
+    if (weight_on_the_floor) {
+      EXPECT_NEAR(floor, kG, 1e-9) << r.t[k];
+      EXPECT_NEAR(wall, fx, 1e-9) << r.t[k];
+    }
+    EXPECT_NEAR(along, a - fy, 1e-9) << r.t[k];
+    EXPECT_NEAR(r["box.y"][k], a * r.t[k] * r.t[k] / 2.0, 1e-12) << r.t[k];
+    EXPECT_NEAR(r["box.x"][k], 0.0, 1e-12) << r.t[k];
+    EXPECT_NEAR(r["box.z"][k], 0.1, 1e-12) << r.t[k];
+    for (const char* w : {"box.wx", "box.wy", "box.wz"})
+      EXPECT_NEAR(r[w][k], 0.0, 1e-12) << w << " at " << r.t[k];
+  }
+}
+
+TEST(ContactFriction, ABoxAtRestInTheCornerOfAFloorAndAWallStaysAtRest) {
+  // unloaded, pushed along the wall or into it below the static limit
+  for (const auto& [fx, fy] : {std::pair{0.0, 0.0}, std::pair{0.0, 3.0}, std::pair{3.0, 0.0}}) {
+    SCOPED_TRACE(fmt::format("push ({}, {}) N", fx, fy));
+    expect_box_against_a_wall(box_against_a_wall(fx, fy), fx, fy, 0.0);
+  }
+  // along the wall beyond what the floor alone holds (mu_s m g = 4.905 N),
+  // and into it: the wall's tangents must take part, and the split they
+  // settle on is one of many within the cones (docs/theory/friction.md,
+  // "A box in a corner")
+  SCOPED_TRACE("push (2, 5) N");
+  expect_box_against_a_wall(box_against_a_wall(2.0, 5.0), 2.0, 5.0, 0.0, false);
+}
+
+TEST(ContactFriction, ABoxPushedAlongAWallSlidesWithTheFloorsAndTheWallsFriction) {
+  // m a = fy - mu (m g + fx): the wall's normal force is the push into it
+  const double mu = 0.4;
+  for (const auto& [fx, fy] : {std::pair{0.0, 6.0}, std::pair{2.0, 8.0}}) {
+    SCOPED_TRACE(fmt::format("push ({}, {}) N", fx, fy));
+    expect_box_against_a_wall(box_against_a_wall(fx, fy), fx, fy, fy - mu * (kG + fx));
+  }
+}
+
 // The tall box pushed over: b t at (0, yp, 0.4) until it has turned by
 // `ang` about y, then it falls onto its side (restitution e).
 constexpr const char* kPushedOver = R"(
