@@ -732,6 +732,11 @@ struct System::Impl {
   // row comes back (checked every accepted step) with a violation of
   // second order in the window (issue 13 defect 2; docs/theory/equations.md)
   static constexpr double kSingularWindow = 1e-3;
+  // The sine below which a row's nearness to the span of the others, not
+  // the masses, explains a pivot of S lost to round-off (S's pivots go as
+  // its square, 1e-8 here, and a moderate spread of the inertias takes the
+  // rest of double precision)
+  static constexpr double kNearlyDependent = 1e-4;
   // The window of this structure: kSingularWindow, or a tenth of the
   // smallest sine of its kept rows where the mechanism's own geometry is
   // that ill-conditioned at full rank (a long chain: 1.5e-4 at 256 links,
