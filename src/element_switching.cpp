@@ -345,6 +345,42 @@ double ElementSwitching::hold_round_off(int k) {
   return 1e-9 * (system_.stick_slip_limit(k) + std::abs(system_.friction_force(k)));
 }
 
+void ElementSwitching::report_beyond_limits(double t, const VecX& y) {
+  const auto count = static_cast<int>(g_last_.size());
+  auto stuck = [&](int k) {
+    return system_.stick_slip_enabled(k) && system_.stick_slip_element(k).mode() == kStick;
+  };
+  bool evaluated = false;
+  double scale = 0.0;  // the instant's largest limit or stuck force
+  for (int k = 0; k < count; ++k) {
+    if (!stuck(k)) continue;
+    if (!evaluated) system_.evaluate(t, y, Stage::kDynamics);
+    evaluated = true;
+    scale = std::max({scale, system_.stick_slip_limit(k), std::abs(system_.friction_force(k))});
+  }
+  int furthest = -1, beyond = 0;
+  double excess = 1e-6 * scale;  // round-off of the split, and of a limit of zero
+  for (int k = 0; k < count; ++k) {
+    if (!stuck(k)) continue;
+    const double over = std::abs(system_.friction_force(k)) - system_.stick_slip_limit(k);
+    if (!(over > 1e-6 * scale)) continue;
+    ++beyond;
+    if (over > excess) {
+      excess = over;
+      furthest = k;
+    }
+  }
+  if (furthest < 0) return;
+  log_({t, "warning", system_.stick_slip_element(furthest).name(),
+        fmt::format("stuck with a friction force beyond its limit after this instant's stick/slip "
+                    "decisions (|F| = {:.6g}, F_max = {:.6g}{}): the decision held it on a split "
+                    "of statically indeterminate forces within the cones that the dynamics does "
+                    "not reproduce; the forces reported are not admissible until the next "
+                    "decision (docs/theory/friction.md, \"A box in a corner\")",
+                    std::abs(system_.friction_force(furthest)), system_.stick_slip_limit(furthest),
+                    beyond > 1 ? fmt::format("; {} more stuck beyond theirs", beyond - 1) : "")});
+}
+
 bool ElementSwitching::any_beyond_limit(double t, const VecX& y) {
   bool evaluated = false;
   for (int k = 0; k < static_cast<int>(g_last_.size()); ++k) {

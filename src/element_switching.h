@@ -79,6 +79,13 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   int turn_against_slips(double t, VecX& y);
   /// Look-ahead side of every function just after t (as settle_conditions).
   void settle(double t, const VecX& y);
+  /// Logs a warning where this instant's decisions leave a stuck element
+  /// with a friction force beyond its limit by more than round-off (at t,
+  /// after all of them): the decision held it on a split of statically
+  /// indeterminate forces within the cones that the dynamics does not
+  /// reproduce, and its reported force is not admissible until the next
+  /// decision. Once per instant, naming the furthest beyond.
+  void report_beyond_limits(double t, const VecX& y);
 
  private:
   /// Element k at u' = 0: sticks or slips the way the load pushes.

@@ -406,6 +406,7 @@ bool Simulation::start(bool with_observers) {
   if (event_contacts_) element_switches_ += contacts_->apply(t_, y_, true);
   if (!switching_->empty()) element_switches_ += switching_->apply(t_, y_, true);
   if (event_contacts_) element_switches_ += open_pulling_contacts(t_, y_);
+  if (!switching_->empty()) switching_->report_beyond_limits(t_, y_);
   defer_log_ = false;
 
   // a run's start only: a prepared state (ictus static, modes) is fine
@@ -670,6 +671,7 @@ void Simulation::advance(double target) {
     if (accepted && !switching_->empty())
       element_switches_ += switching_->turn_against_slips(t_event, y_event);
     const bool stop = fire_events(t_event, y_event);
+    if (!switching_->empty()) switching_->report_beyond_limits(t_event, y_event);
     t_ = t_event;
     y_ = y_event;
     if (system_.accept(t_, y_)) stepper_->reset(t_, y_);
