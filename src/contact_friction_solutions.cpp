@@ -321,6 +321,10 @@ ContactFrictionSolutions count_contact_friction_solutions(const System::Impl& s)
         seen = (found_x[k] - x).norm() <= 1e-8 * (1.0 + x.norm()) &&
                (found_n[k] - normal).norm() <= 1e-8 * (force_scale + normal.norm());
       if (seen) continue;
+      bool same_motion = false;
+      for (std::size_t k = 0; k < found_x.size() && !same_motion; ++k)
+        same_motion = (found_x[k] - x).norm() <= 1e-8 * (1.0 + x.norm());
+      if (!same_motion) ++out.motions;
       found_x.push_back(x);
       found_n.push_back(normal);
     }

@@ -10,6 +10,7 @@ namespace ictus::internal {
 struct ContactFrictionSolutions {
   bool counted = false;  // false: the instant is outside what the count handles
   int consistent = 0;    // distinct consistent combinations (motions and normal forces)
+  int motions = 0;       // distinct motions among them (forces aside)
   bool current = false;  // the current one (every contact closed, the stuck tangents stuck) is one
   // a slipping tangent is at zero rate: its mode is provisional, a decision
   // at zero rate follows (it is counted as free to stick or slip either way)

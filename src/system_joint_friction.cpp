@@ -72,8 +72,10 @@ std::string instant_count_text(const internal::ContactFrictionSolutions& c) {
   if (c.consistent > 1)
     return fmt::format(
         ", and {} combinations of the contacts open or closed, stuck or slipping "
-        "are consistent at this instant",
-        c.consistent);
+        "are consistent at this instant, with {}",
+        c.consistent,
+        c.motions > 1 ? fmt::format("{} distinct motions", c.motions)
+                      : std::string("one motion (only their forces differ)"));
   return ", and the one combination consistent at this instant opens a contact or starts a slip, "
          "which ictus does not switch to here";
 }
