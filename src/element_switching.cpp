@@ -593,9 +593,22 @@ int ElementSwitching::release_from_hold(int k, double t, const VecX& y) {
 }
 
 int ElementSwitching::decide(double t, VecX& y, bool start) {
-  int switches = 0;
   std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
   std::fill(let_go_.begin(), let_go_.end(), char{0});
+  int switches = decide_rounds(t, y, start);
+  // Rounds that did not settle: a stick decision holds a set on a split of
+  // its statically indeterminate forces within the cones, the dynamics'
+  // split leaves some beyond, they are let go, stop at once and are stuck
+  // again (a box pushed along a rough wall, three wall tangents). The
+  // dynamics then searches the splits along the modes among contact rows
+  // too, and the rounds go on from where they stood.
+  if (!settled_ && system_.search_contact_splits()) switches += decide_rounds(t, y, false);
+  return switches;
+}
+
+int ElementSwitching::decide_rounds(double t, VecX& y, bool start) {
+  int switches = 0;
+  settled_ = false;
   for (int round = 0; round < 10; ++round) {
     std::fill(switched_.begin(), switched_.end(), char{0});
     std::fill(slips_as_it_moved_.begin(), slips_as_it_moved_.end(), char{0});
@@ -666,7 +679,10 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
       ahead_negative_[ki] = system_.stick_slip_enabled(k) && crossed(k, g_last_[ki]) ? 1 : 0;
       pending = pending || ahead_negative_[ki] != 0;
     }
-    if (!pending) break;
+    if (!pending) {
+      settled_ = true;
+      break;
+    }
   }
   return switches;
 }

@@ -88,6 +88,9 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   void report_beyond_limits(double t, const VecX& y);
 
  private:
+  /// decide's rounds (at most ten) from the state at t; settled_ tells
+  /// whether they ended with no function pending.
+  int decide_rounds(double t, VecX& y, bool start);
   /// Element k at u' = 0: sticks or slips the way the load pushes.
   void decide_at_zero_rate(int k, double t, VecX& y, bool start);
   /// The frictional joints and contact tangents at a zero slip rate at t
@@ -154,6 +157,7 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   std::vector<double> lambda_ahead_;  // hold force a moment after the instant
   std::vector<char> ahead_negative_;
   std::vector<char> switched_;  // in the current round
+  bool settled_ = true;         // the last decide_rounds ended with none pending
   std::vector<char> enabled_before_;
   std::vector<char> waking_;        // decided as at the start of a run
   std::vector<int> noted_mode_;     // at note_enabled()

@@ -70,12 +70,19 @@ void System::Impl::build_contact_holds() {
 // row) as rows of the free instances, like a stick/slip element's distance
 // hold: the hold row's position error at the held value is the gap.
 void System::Impl::build_shape_contact_holds() {
+  int surface_count = 0;
   for (const ShapeContact& contact : model.shape_contacts()) {
     const std::vector<ShapeContactPoint> points = shape_contact_points(
         model.shapes(), model.body_index(contact.body_a), model.body_index(contact.body_b));
     for (std::size_t p = 0; p < points.size(); ++p) {
       ContactSide side;
       side.name = shape_contact_side_name(contact.name, p, points.size());
+      const bool same_plane = p > 0 && points[p].on_plane && points[p - 1].on_plane &&
+                              points[p].base == points[p - 1].base &&
+                              points[p].follower == points[p - 1].follower &&
+                              points[p].plane_point_B == points[p - 1].plane_point_B &&
+                              points[p].plane_normal_B == points[p - 1].plane_normal_B;
+      side.surface = same_plane ? contact_sides.back().surface : surface_count++;
       side.restitution = contact.restitution;
       side.accumulation_time = contact.accumulation_time;
       side.limit = points[p].held;

@@ -49,6 +49,12 @@ namespace {
 constexpr int kMaxModes = 48;
 constexpr int kMaxTerms = 72;
 constexpr int kMaxRounds = 3;
+// Where a split holds every stuck element, the fraction of the largest
+// least margin s* that each keeps in the split closest to the solved one.
+constexpr double kClosestFraction = 0.25;
+// A normal force at most this fraction of the terms' size is none: its
+// element's margin is zero at best.
+constexpr double kUnloaded = 1e-9;
 // a group's largest program has kMaxModes + kMaxTerms unknowns: its basis is kept
 static_assert(kMaxModes + kMaxTerms <= internal::LinearProgram::kMaxStart);
 
@@ -84,7 +90,7 @@ void System::Impl::spread_dependent_holds() {
     // the second phase's program is the larger; a start per mode and phase
     dh.starts.assign(elements > 0 ? 2 * modes : 0, {});
     if (modes > 0 && elements > 0)
-      dh.program.reserve(most_modes + most_terms, 3 * most_terms + most_modes);
+      dh.program.reserve(most_modes + most_terms, 7 * most_terms + most_modes);
     for (internal::LinearProgram::Start& start : dh.starts) start.reserve(most_modes + most_terms);
     dh.probe_start.reserve(most_modes + most_terms);
   }
@@ -112,6 +118,35 @@ void System::Impl::spread_dependent_holds() {
     }
   }
   if (!beyond) return;
+  spread_along_modes(false);
+  if (!contact_split_search) return;
+  // where that leaves an element with a normal force beyond its cone, and
+  // the run has asked for it (System::search_contact_splits: a decision's
+  // rounds that did not settle), the modes wholly among contact rows too
+  // (the least norm of the tangents puts part of a box's push along a
+  // rough wall on the wall's tangents, and only such modes move it to the
+  // floor's)
+  for (const FrictionJoint& fj : friction_joints) {
+    if (fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
+        friction_element(fj).mode() != kStick)
+      continue;
+    const int hold = hold_row(fj.stick_slip);
+    if (hold < 0) continue;
+    const Vec3 normal = friction_normal(fj, multipliers);
+    const double pressing = fj.contact_side >= 0 ? std::max(normal.x(), 0.0) : normal.norm();
+    const double force = std::abs(multiplier(hold));
+    if (force > friction_element(fj).static_lever() * pressing &&
+        pressing > kUnloaded * (force + pressing)) {
+      spread_along_modes(true);
+      return;
+    }
+  }
+}
+
+void System::Impl::spread_along_modes(bool with_contact_modes) {
+  DependentHolds& dh = dependent_holds;
+  const std::size_t modes = self_stress.size();
+  const std::size_t elements = friction_joints.size(), T = elements + contact_sides.size();
   auto stuck = [this](const FrictionJoint& fj) {
     return !fj.ball && force_enabled[static_cast<std::size_t>(fj.force)] != 0 &&
            friction_element(fj).mode() == kStick;
@@ -149,7 +184,6 @@ void System::Impl::spread_dependent_holds() {
     const auto& mode = self_stress[k];
     dh.usable[k] = 0;
     dh.group[k] = static_cast<int>(k);
-    if (stuck_at(mode.front().first) == nullptr) continue;  // the dropped row a stuck hold
     for (std::size_t ti = 0; ti < T; ++ti) {
       auto [f, nr] = rate_of(ti, k);
       f = 0.0;
@@ -158,6 +192,7 @@ void System::Impl::spread_dependent_holds() {
     // the mode's rows: stuck holds, contact normals and joints' rows only
     bool usable = mode.size() <= 64;
     int holds = 0;
+    bool contact_rows_only = true;  // contact normals and stuck contact tangents' holds
     for (const auto& [row, coefficient] : mode) {
       if (!usable) break;
       const Instance& inst =
@@ -165,14 +200,24 @@ void System::Impl::spread_dependent_holds() {
       if (const FrictionJoint* fj = stuck_at(row); fj != nullptr) {
         rate_of(static_cast<std::size_t>(fj - friction_joints.data()), k).first = coefficient;
         ++holds;
+        contact_rows_only = contact_rows_only && fj->contact_side >= 0;
       } else if (const int side = contact_side_of(row); side >= 0) {
         rate_of(elements + static_cast<std::size_t>(side), k).second.x() =
             contact_sides[static_cast<std::size_t>(side)].sign * coefficient;
-      } else if (inst.driver >= 0) {
-        usable = false;  // a model driver's load, or another element's hold
+        // a joint limit's side is not a point of contact between shapes
+        contact_rows_only =
+            contact_rows_only && contact_sides[static_cast<std::size_t>(side)].contact < 0;
+      } else {
+        contact_rows_only = false;
+        if (inst.driver >= 0) usable = false;  // a model driver's load, or another element's hold
       }
     }
-    if (!usable || holds < 2) continue;
+    // a mode whose dropped row is a stuck hold and that joins it to
+    // another, or one wholly among contact rows (a box flush against a
+    // rough wall: the wall's normals traded for the floor's, a floor
+    // tangent's hold for a wall normal)
+    const bool joins_holds = stuck_at(mode.front().first) != nullptr && holds >= 2;
+    if (!usable || !(joins_holds || (with_contact_modes && contact_rows_only))) continue;
     // still a self-stress at this configuration
     dh.residual.setZero();
     double size = 0.0;
@@ -251,6 +296,18 @@ void System::Impl::spread_dependent_holds() {
         static_cast<int>(std::count_if(dh.terms.begin(), dh.terms.end(), [&](int ti) {
           return static_cast<std::size_t>(ti) < elements;
         }));
+    // the size of the terms' forces at the current multipliers (each round's)
+    double reach = 0.0;
+    // With the contact modes, a term with a normal force of (nearly) zero
+    // takes no part in the least margin: its element's margin is zero at
+    // best. It is only kept from getting worse or, closest, taken within
+    // its cone. A contact that pulls does take part.
+    auto in_least = [&](std::size_t ti) {
+      if (!with_contact_modes) return true;
+      const Vec3& N = dh.normal[ti];
+      if (ti >= elements) return std::abs(N.x()) > kUnloaded * reach;
+      return (friction_joints[ti].contact_side >= 0 ? N.x() : N.norm()) > kUnloaded * reach;
+    };
     // the least margin over the group's terms at amplitudes a (dh.amplitude)
     auto term_margin = [&](int term, bool displaced) {
       const auto ti = static_cast<std::size_t>(term);
@@ -270,13 +327,14 @@ void System::Impl::spread_dependent_holds() {
     };
     auto least = [&](bool displaced) {
       double h = std::numeric_limits<double>::infinity();
-      for (const int ti : dh.terms) h = std::min(h, term_margin(ti, displaced));
+      for (const int ti : dh.terms)
+        if (in_least(static_cast<std::size_t>(ti))) h = std::min(h, term_margin(ti, displaced));
       return h;
     };
     bool spread = false;
     for (int round = 0; round < kMaxRounds; ++round) {
       // the terms at the current multipliers
-      double reach = 0.0;
+      reach = 0.0;
       for (const int term : dh.terms) {
         const auto ti = static_cast<std::size_t>(term);
         if (ti < elements) {
@@ -312,24 +370,40 @@ void System::Impl::spread_dependent_holds() {
         dh.amplitude(i) = steepest > 0.0 ? 4.0 * reach / steepest : reach;  // R_i
       }
       // The program in two phases: the largest least margin s* first (one
-      // margin unknown s for every term), then, with every margin at least
-      // s*, the largest sum of the elements' margins (one unknown each): of
-      // the splits with the least margin s* the one furthest within the
-      // cones, so that only the elements that must give way reach zero with
-      // s* (a box pushed along x: its x tangents, not the y ones).
+      // margin unknown s for every term), then
+      // - where s* > 0 (a split holds them all), the split closest to the
+      //   solved one, the least sum of the terms' changes |dF|, |dN| (one
+      //   unknown each), with every element's margin at least
+      //   kClosestFraction s* and no contact's normal force below that
+      //   unless it is already: the load moves off an element beyond its
+      //   cone to those that can take it, and no more (the largest sum of
+      //   the margins pre-stressed a box against a rough wall, its floor
+      //   tangents pushing it into the wall to raise the wall's normal
+      //   force: 4.13 N under a push of 2 N). The margins stay positive and
+      //   reach zero with s*;
+      // - otherwise, with every margin at least s*, the largest sum of the
+      //   elements' margins (one unknown each): of the splits with the least
+      //   margin s* the one furthest within the cones, so that only the
+      //   elements that must give way reach zero with s* (a box pushed along
+      //   x: its x tangents, not the y ones).
       MatX& A = lp.A();
       VecX& b = lp.b();
       VecX& c = lp.c();
       auto mode_of = [&](int i) {
         return static_cast<std::size_t>(dh.members[static_cast<std::size_t>(i)]);
       };
-      auto program = [&](bool second, double s_star) {
+      enum Phase { kLeast, kWidest, kClosest };
+      auto program = [&](Phase phase, double s_star) {
+        const bool second = phase != kLeast;
         internal::LinearProgram::Start* start = &dh.starts[2 * root + (second ? 1 : 0)];
         if (probing) {  // sized alike: no allocation
           dh.probe_start = *start;
           start = &dh.probe_start;
         }
-        const int variables = p + (second ? element_terms : 1);
+        const int term_count = static_cast<int>(dh.terms.size());
+        const int variables = p + (phase == kLeast    ? 1
+                                   : phase == kWidest ? element_terms
+                                                      : term_count);
         int rowcount = 0;
         // g0 + sum_i a_i amplitude_i - (the unknown `margin`, or none) >= 0
         // as a row of A x <= b
@@ -348,16 +422,35 @@ void System::Impl::spread_dependent_holds() {
           b(rowcount) = shifted;
           ++rowcount;
         };
-        const double floor = s_star - 1e-12 * reach;  // the second phase's least margin
+        // the second phase's least margin
+        const double floor =
+            (phase == kClosest ? kClosestFraction * s_star : s_star) - 1e-12 * reach;
         int element = 0;
-        for (const int term : dh.terms) {
-          const auto ti = static_cast<std::size_t>(term);
+        for (int j = 0; j < term_count; ++j) {
+          const auto ti = static_cast<std::size_t>(dh.terms[static_cast<std::size_t>(j)]);
+          if (phase == kClosest) {  // |change of the term's force| <= its unknown
+            for (const double side : {1.0, -1.0}) {
+              A.row(rowcount).head(variables).setZero();
+              double shifted = 0.0;
+              for (int i = 0; i < p; ++i) {
+                auto [f, nr] = rate_of(ti, mode_of(i));
+                const double rate = side * (ti >= elements ? nr.x() : f);
+                A(rowcount, i) = rate;
+                shifted += rate * dh.amplitude(i);
+              }
+              A(rowcount, p + j) = -1.0;
+              b(rowcount) = shifted;
+              ++rowcount;
+            }
+          }
           if (ti >= elements) {
             const double N0 = dh.normal[ti].x();
             auto slope = [&](int i) { return rate_of(ti, mode_of(i)).second.x(); };
-            if (second)
+            if (phase == kClosest)  // N >= the floor if it pulls, else unless below it
+              add_row(N0 - (N0 < 0.0 ? floor : std::min(N0, floor)), slope, -1);
+            else if (in_least(ti) && second)
               add_row(N0 - floor, slope, -1);  // N >= s*
-            else
+            else if (in_least(ti))
               add_row(N0, slope, p);  // N >= s
             add_row(N0, slope, -1);   // N >= 0
             continue;
@@ -370,23 +463,70 @@ void System::Impl::spread_dependent_holds() {
             const double size = dh.normal[ti].norm();
             u = size > 0.0 ? Vec3(dh.normal[ti] / size) : Vec3::Zero();
           }
-          const int margin = second ? p + element : p;
+          // an element without a normal force takes no part in the least
+          // margin (it is zero at best): it is only kept from getting worse
+          // or, closest, taken within its cone
+          const bool pressed = in_least(ti);
+          const double least_now = lever * u.dot(dh.normal[ti]) - std::abs(dh.force[ti]);
+          const int margin = phase == kClosest || (phase == kLeast && !pressed) ? -1
+                             : second                                           ? p + element
+                                                                                : p;
           for (const double side : {1.0, -1.0}) {
+            const double g0 = lever * u.dot(dh.normal[ti]) + side * dh.force[ti];
+            // the margin's bound where it has no unknown: closest, one beyond
+            // its cone is taken to the floor (within it, unloaded), one
+            // within it kept within (at the floor, or where it is below that)
+            double bound = 0.0;
+            if (phase == kClosest)
+              bound = least_now >= 0.0 ? std::min(g0, floor) : pressed ? floor : 0.0;
+            else if (margin < 0)
+              bound = std::min(g0, 0.0);
             add_row(
-                lever * u.dot(dh.normal[ti]) + side * dh.force[ti],
+                g0 - bound,
                 [&](int i) {
                   auto [f, nr] = rate_of(ti, mode_of(i));
                   return lever * u.dot(nr) + side * f;
                 },
                 margin);
           }
-          if (second) {  // this margin >= s*
+          if (phase == kWidest) {  // this margin >= s* (unloaded: where it is below that)
             A.row(rowcount).head(variables).setZero();
             A(rowcount, margin) = -1.0;
-            b(rowcount) = s_low - floor;
+            b(rowcount) = s_low - (pressed ? floor : std::min(floor, least_now));
             ++rowcount;
           }
           ++element;
+        }
+        // each surface's resultant normal force as solved: the split moves
+        // load between the points of a surface, never a pre-stress between
+        // surfaces (a floor tangent pushing a box into a wall to raise the
+        // wall's friction: capacity the load never gave)
+        for (int j = 0; j < term_count && with_contact_modes; ++j) {
+          const auto ti = static_cast<std::size_t>(dh.terms[static_cast<std::size_t>(j)]);
+          if (ti < elements) continue;
+          const int surface = contact_sides[ti - elements].surface;
+          bool first = surface >= 0;
+          for (int e = 0; e < j && first; ++e) {
+            const auto te = static_cast<std::size_t>(dh.terms[static_cast<std::size_t>(e)]);
+            first = te < elements || contact_sides[te - elements].surface != surface;
+          }
+          if (!first) continue;
+          for (const double side : {1.0, -1.0}) {
+            A.row(rowcount).head(variables).setZero();
+            double shifted = 1e-12 * reach;
+            for (int i = 0; i < p; ++i) {
+              double rate = 0.0;
+              for (int e = j; e < term_count; ++e) {
+                const auto te = static_cast<std::size_t>(dh.terms[static_cast<std::size_t>(e)]);
+                if (te >= elements && contact_sides[te - elements].surface == surface)
+                  rate += rate_of(te, mode_of(i)).second.x();
+              }
+              A(rowcount, i) = side * rate;
+              shifted += side * rate * dh.amplitude(i);
+            }
+            b(rowcount) = shifted;
+            ++rowcount;
+          }
         }
         for (int i = 0; i < p; ++i) {  // amplitude_i <= R_i
           A.row(rowcount).head(variables).setZero();
@@ -395,13 +535,14 @@ void System::Impl::spread_dependent_holds() {
           ++rowcount;
         }
         c.head(variables).setZero();
-        c.segment(p, variables - p).setOnes();
+        c.segment(p, variables - p).setConstant(phase == kClosest ? -1.0 : 1.0);
         return lp.solve(variables, rowcount, dh.unknowns, start);
       };
-      if (!program(false, 0.0)) break;
+      if (!program(kLeast, 0.0)) break;
       const double s_star = dh.unknowns(p) + s_low;
       dh.best.head(p) = dh.unknowns.head(p);
-      if (program(true, s_star)) dh.best.head(p) = dh.unknowns.head(p);
+      if (program(with_contact_modes && s_star > 0.0 ? kClosest : kWidest, s_star))
+        dh.best.head(p) = dh.unknowns.head(p);
       for (int i = 0; i < p; ++i) dh.amplitude(i) = dh.best(i) - dh.amplitude(i);
       // applied where the exact least margin grows and no contact pulls
       bool pulls = false;

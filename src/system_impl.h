@@ -72,6 +72,7 @@ struct System::ModeSnapshot {
   std::map<std::string, int> warning_repeats;
   double energy_reference = 0.0;
   double last_impact_time = 0.0;
+  bool contact_split_search = false;
   std::vector<double> impulses;
   std::vector<Vec3> joint_impulse_force, joint_impulse_moment;
   std::vector<double> angle_reference, angle_rate_reference;
@@ -372,6 +373,10 @@ struct System::Impl {
     std::string name;  // channel prefix: the contact's name, or "<name>.lower" / ".upper"
     double restitution = 0.0;
     double accumulation_time = 1e-6;
+    // the points of one plane on one body against the shapes of another
+    // share a surface (the resultant normal force between them); -1 for a
+    // joint limit, an own one for a point between two spheres
+    int surface = -1;
   };
   void build_contact_holds();
   /// The sides of the contacts between shapes: a free hold row per contact
@@ -624,6 +629,11 @@ struct System::Impl {
   /// mu_s |N| - |F| among them: the motion is unchanged, and the holds give
   /// way only where no split keeps them all within their cones.
   void spread_dependent_holds();
+  /// Its search along the modes that join stuck holds, and with
+  /// `with_contact_modes` along those wholly among contact rows too (with
+  /// each surface's resultant normal force kept and, where a split holds
+  /// them all, the one closest to the solved split).
+  void spread_along_modes(bool with_contact_modes);
   /// A dropped hold row whose self-stress joins another stuck hold (the
   /// ladder's two): stuck together, not moved by the others.
   bool held_with_other_holds(int row) const;
@@ -816,6 +826,9 @@ struct System::Impl {
   // solution there leaves its forces out instead of stopping the run
   // (`slips_unsolved`). Any solve outside a decision then starts again.
   bool slips_may_stay_unsolved = false;
+  // System::search_contact_splits: spread_dependent_holds searches the
+  // modes wholly among contact rows too (for the rest of the run)
+  bool contact_split_search = false;
   bool slips_unsolved = false;
   /// For the scope of a decision: its solves may leave those forces out.
   struct UnsolvedSlipsAllowed {

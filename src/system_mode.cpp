@@ -49,6 +49,7 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   m->warning_repeats = s.warning_repeats;
   m->energy_reference = s.energy_reference;
   m->last_impact_time = s.last_impact_time;
+  m->contact_split_search = s.contact_split_search;
   m->impulses = s.impulses;
   m->joint_impulse_force = s.joint_impulse_force;
   m->joint_impulse_moment = s.joint_impulse_moment;
@@ -100,6 +101,7 @@ void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   s.warning_repeats = m.warning_repeats;
   s.energy_reference = m.energy_reference;
   s.last_impact_time = m.last_impact_time;
+  s.contact_split_search = m.contact_split_search;
   s.impulses = m.impulses;
   s.joint_impulse_force = m.joint_impulse_force;
   s.joint_impulse_moment = m.joint_impulse_moment;

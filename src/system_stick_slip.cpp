@@ -128,6 +128,14 @@ double System::stuck_margin(int k) {
   return margin > 0.0 ? std::min(margin, locked) : locked;
 }
 
+bool System::search_contact_splits() {
+  Impl& s = *impl_;
+  if (s.contact_split_search) return false;
+  s.contact_split_search = true;
+  s.dynamics_valid = false;  // the next solve splits anew
+  return true;
+}
+
 bool System::stick_slip_locked(int k) const {
   return impl_->locked_by_others(k);
 }

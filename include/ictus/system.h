@@ -363,6 +363,14 @@ class System final : public MechanicalSystem {
   bool decide_friction_together(std::span<const int> elements, std::span<int> modes,
                                 std::span<const char> must_slip = {},
                                 bool complementarity_only = false);
+  /// From now on in this run, where the split of statically indeterminate
+  /// stuck forces along the modes that join stuck holds leaves an element
+  /// with a normal force beyond its cone, the split is searched along the
+  /// modes wholly among contact rows too, each surface's resultant normal
+  /// force kept (docs/theory/friction.md, "A box in a corner"). Asked by a
+  /// stick/slip decision whose rounds did not settle. Returns false if the
+  /// run had asked already.
+  bool search_contact_splits();
   /// Whether element k, at a zero rate with others, is decided with them by
   /// decide_friction_together: a joint's (a ball's too) or contact's
   /// friction, or an element with dry friction (slip_limit_floor() > 0).

@@ -1151,48 +1151,21 @@ TEST(ContactFriction, ABoxAtRestInTheCornerOfAFloorAndAWallStaysAtRest) {
   // and into it: the wall's tangents must take part, and the split they
   // settle on is one of many within the cones (docs/theory/friction.md,
   // "A box in a corner")
-  SCOPED_TRACE("push (2, 5) N");
-  expect_box_against_a_wall(box_against_a_wall(2.0, 5.0), 2.0, 5.0, 0.0, false);
-}
-
-// The box of the corner tests with a flatter inertia, pushed (2, 5) N: a
-// stick decision holds the wall's tangents on its own split within the
-// cones, the dynamics' split leaves three beyond them, and the decision's
-// rounds end with them stuck there (docs/theory/friction.md, "A box in a
-// corner", known gaps). The box stays at rest whatever the split; a stuck
-// force beyond its cone at a sample is never silent: a warning of the
-// instant that left it so comes first.
-TEST(ContactFriction, AStuckForceBeyondItsConeAfterTheDecisionsIsReported) {
-  const double mu_s = 0.5;
-  const test::RecordedRun r = box_against_a_wall(2.0, 5.0, "[0.0035, 0.0035, 0.0067]");
-  ASSERT_DOUBLE_EQ(r.t.back(), 0.1);
-  auto warned_by = [&](double t) {
-    return std::any_of(r.events.begin(), r.events.end(), [&](const EventRecord& e) {
-      return e.kind == "warning" && e.t <= t &&
-             e.detail.find("beyond its limit after this instant's stick/slip decisions") !=
-                 std::string::npos;
-    });
-  };
-  int beyond_samples = 0;
-  for (std::size_t k = 0; k < r.t.size(); ++k) {
-    for (const char* w : {"box.x", "box.y", "box.wz"})
-      EXPECT_NEAR(r[w][k], 0.0, 1e-12) << w << " at " << r.t[k];
-    bool beyond = false;
-    for (int p = 0; p < 16; ++p) {
-      const std::string point = fmt::format("rough.p{}.", p);
-      const double N = std::max(r[point + "normal"][k], 0.0);
-      for (const char* axis : {"x", "y"})
-        beyond = beyond || (r[point + "friction_mode_" + axis][k] == 0.0 &&
-                            std::abs(r[point + "friction_" + axis][k]) > mu_s * N + 1e-6);
-    }
-    if (!beyond) continue;
-    ++beyond_samples;
-    EXPECT_TRUE(warned_by(r.t[k])) << "a stuck force beyond its cone unreported at " << r.t[k];
+  {
+    SCOPED_TRACE("push (2, 5) N");
+    expect_box_against_a_wall(box_against_a_wall(2.0, 5.0), 2.0, 5.0, 0.0, false);
   }
-  std::printf(
-      "a box pushed (2, 5) N against a wall: %d of %zu samples with a stuck force beyond "
-      "its cone, each after a warning\n",
-      beyond_samples, r.t.size());
+  // the same with a flatter inertia: a stick decision held the wall's
+  // tangents on its own split within the cones, the dynamics' split left
+  // three beyond (0.54 N against mu_s N = 0.07-0.42 N) and the decision's
+  // ten rounds ended with them stuck there, reported for 0.05 s. The rounds
+  // that do not settle now widen the dynamics' search of the split
+  // (System::search_contact_splits), and it rests within the cones
+  SCOPED_TRACE("push (2, 5) N, inertia (0.0035, 0.0035, 0.0067) kg m^2");
+  const test::RecordedRun r = box_against_a_wall(2.0, 5.0, "[0.0035, 0.0035, 0.0067]");
+  expect_box_against_a_wall(r, 2.0, 5.0, 0.0, false);
+  for (const EventRecord& e : r.events)
+    EXPECT_EQ(e.detail.find("beyond its limit after this instant"), std::string::npos) << e.detail;
 }
 
 TEST(ContactFriction, ABoxPushedAlongAWallSlidesWithTheFloorsAndTheWallsFriction) {
