@@ -103,44 +103,33 @@ void System::Impl::spread_dependent_holds() {
   // least margin over a mode is never below that at amplitude zero). Most
   // solves end here (48 stuck tangents of boxes at rest ran 4 times slower
   // with the search at every solve).
-  bool beyond = false;
-  for (const FrictionJoint& fj : friction_joints) {
-    if (fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
-        friction_element(fj).mode() != kStick)
-      continue;
-    const int hold = hold_row(fj.stick_slip);
-    if (hold < 0) continue;
-    const Vec3 normal = friction_normal(fj, multipliers);
-    const double pressing = fj.contact_side >= 0 ? std::max(normal.x(), 0.0) : normal.norm();
-    if (std::abs(multiplier(hold)) > friction_element(fj).static_lever() * pressing) {
-      beyond = true;
-      break;
+  // a stuck element beyond its cone at the current multipliers; with
+  // `pressed`, only one whose normal force is more than round-off
+  auto any_beyond = [&](bool pressed) {
+    for (const FrictionJoint& fj : friction_joints) {
+      if (fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
+          friction_element(fj).mode() != kStick)
+        continue;
+      const int hold = hold_row(fj.stick_slip);
+      if (hold < 0) continue;
+      const Vec3 normal = friction_normal(fj, multipliers);
+      const double pressing = fj.contact_side >= 0 ? std::max(normal.x(), 0.0) : normal.norm();
+      const double force = std::abs(multiplier(hold));
+      if (force > friction_element(fj).static_lever() * pressing &&
+          (!pressed || pressing > kUnloaded * (force + pressing)))
+        return true;
     }
-  }
-  if (!beyond) return;
+    return false;
+  };
+  if (!any_beyond(false)) return;
   spread_along_modes(false);
-  if (!contact_split_search) return;
   // where that leaves an element with a normal force beyond its cone, and
   // the run has asked for it (System::search_contact_splits: a decision's
   // rounds that did not settle), the modes wholly among contact rows too
   // (the least norm of the tangents puts part of a box's push along a
   // rough wall on the wall's tangents, and only such modes move it to the
   // floor's)
-  for (const FrictionJoint& fj : friction_joints) {
-    if (fj.ball || force_enabled[static_cast<std::size_t>(fj.force)] == 0 ||
-        friction_element(fj).mode() != kStick)
-      continue;
-    const int hold = hold_row(fj.stick_slip);
-    if (hold < 0) continue;
-    const Vec3 normal = friction_normal(fj, multipliers);
-    const double pressing = fj.contact_side >= 0 ? std::max(normal.x(), 0.0) : normal.norm();
-    const double force = std::abs(multiplier(hold));
-    if (force > friction_element(fj).static_lever() * pressing &&
-        pressing > kUnloaded * (force + pressing)) {
-      spread_along_modes(true);
-      return;
-    }
-  }
+  if (contact_split_search && any_beyond(true)) spread_along_modes(true);
 }
 
 void System::Impl::spread_along_modes(bool with_contact_modes) {
