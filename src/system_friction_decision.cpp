@@ -78,6 +78,9 @@ namespace {
 // linear systems one enumeration may solve: a level far down (few of many
 // elements stuck) has up to C(k, s) 4^(k - s) of them
 constexpr long kTrialBudget = 200000;
+// the round cone's tie-break enumerates again down to where the first pass
+// stopped and beyond: a cube on four corners, all eight tangents, is 5^8
+constexpr long kRoundConeTrialBudget = 200000;
 
 // Where the exact responses admit no combination, or several, a response
 // along a direction of the set's below this fraction of the largest (scaled
@@ -562,6 +565,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     mode[static_cast<std::size_t>(i)] = stick_slip_element(at(i).stick_slip).mode();
   VecX sigma(k);
   // is F (with the sides sigma of the slipping elements) a solution of combination `mode`?
+  bool round_cone = false;  // the tie-break of several combinations below
   auto consistent = [&](const VecX& F) {
     if (!F.allFinite()) return false;
     const VecX y = y0 + T * F;
@@ -603,6 +607,21 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
         if (sigma(i) == 0.0 ? y(o) > force_tol : sigma(i) * y(o) < -force_tol) return false;
         // one that slips on keeps its direction whatever its acceleration
         if (!slips_on(i) && !(m * acc(o) > acc_tol)) return false;
+      }
+    }
+    // with `round_cone`, a contact point with a stuck tangent holds its
+    // friction within the round cone too, |F| <= mu_s N, not only each
+    // component within the four-sided pyramid (its other tangent stuck too,
+    // or slipping at mu N)
+    for (int i = 0; i < k && round_cone; ++i) {
+      if (at(i).contact_side < 0) continue;
+      for (int j = i + 1; j < k; ++j) {
+        if (at(j).contact_side != at(i).contact_side ||
+            (mode[static_cast<std::size_t>(i)] != kStick &&
+             mode[static_cast<std::size_t>(j)] != kStick))
+          continue;
+        const double normal = std::max(y(off(i)), 0.0);
+        if (std::hypot(F(off(i)), F(off(j))) > mu_static(i) * normal + force_tol) return false;
       }
     }
     return true;
@@ -987,18 +1006,38 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
           }
           if (repeated) continue;
           if (slipping > 30) return false;  // 2^slipping sides: over the budget in any case
-          trials += (1L << slipping) * cost;
-          if (trials > kTrialBudget) return false;
+          // the side patterns solved: an own limit, a ball or an element off
+          // its line has one side, and the two tangents of a contact point
+          // press or not together (the round cone's pass counts so; the
+          // first pass counts every pattern, as its budget was set for)
+          int free_sides = 0;
+          for (int j = 0; j < slipping; ++j) {
+            const int i = slip[static_cast<std::size_t>(j)];
+            bool shares = own_limit(i) || ball(i) || spatial(i);
+            for (int e = 0; e < j && !shares; ++e)
+              shares = at(i).contact_side >= 0 &&
+                       at(slip[static_cast<std::size_t>(e)]).contact_side == at(i).contact_side;
+            if (!shares) ++free_sides;
+          }
+          trials += (1L << (round_cone ? free_sides : slipping)) * cost;
+          if (trials > (round_cone ? kRoundConeTrialBudget : kTrialBudget)) return false;
           for (int sides = 0; sides < (1 << slipping); ++sides) {
             sigma.setOnes();
-            bool one_sided = false;  // an own limit has one side (F_max > 0), a ball none
+            bool one_sided = false;    // an own limit has one side (F_max > 0), a ball none
+            bool split_point = false;  // a contact point's tangents on different sides
             for (int j = 0; j < slipping; ++j) {
               const int i = slip[static_cast<std::size_t>(j)];
+              for (int e = 0; e < j && !split_point; ++e) {
+                const int other = slip[static_cast<std::size_t>(e)];
+                split_point = at(i).contact_side >= 0 &&
+                              at(other).contact_side == at(i).contact_side &&
+                              ((sides >> j & 1) != (sides >> e & 1));
+              }
               if ((sides >> j & 1) == 0) continue;
               sigma(i) = at(i).contact_side >= 0 ? 0.0 : -1.0;
               one_sided = one_sided || own_limit(i) || ball(i) || spatial(i);
             }
-            if (one_sided) continue;
+            if (one_sided || split_point) continue;
             const int count = combination_holds();
             if (count == 0) continue;
             best_count += count;  // a different combination with as many stuck
@@ -1102,6 +1141,31 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
                              "does not determine the motion. Bring mu_static nearer mu, or model "
                              "the compliance",
                              names(), not_solved()));
+      best_count = 2;
+    }
+    // Several with the four-sided pyramid, whose corners hold up to sqrt(2)
+    // more than the round cone along a diagonal: a cube pushed at its centre
+    // along the diagonal beyond what it holds could turn about either of two
+    // mirror corners, each pivot's two stuck tangents at 1.221 N (1.73 N in
+    // all against mu_s N = 1.226 N), or slide. The enumeration is made again
+    // with every contact point whose tangents are both stuck held within the
+    // round cone too; where that leaves one combination, it is taken and the
+    // choice is said. The pyramid stays the law: a combination it alone
+    // admits is taken where it is the only one (a cube pushed (4, 4) N rests).
+    if (best_count > 1 && !unsolved && spatial_why.empty()) {
+      round_cone = true;
+      best_count = 0;
+      const bool recounted = enumerate();
+      round_cone = false;
+      if (recounted && best_count == 1) {
+        s.warn(fmt::format(
+            "t = {:.9g} s: {}: at zero slip rate together, several combinations of stick and "
+            "slip are consistent with the four-sided friction pyramid; the one whose stuck "
+            "contact points hold their friction within the round cone is taken",
+            s.t, names()));
+        take(best, best_solution);
+        return true;
+      }
       best_count = 2;
     }
     if (best_count != 1)

@@ -1177,6 +1177,51 @@ TEST(ContactFriction, ABoxPushedAlongAWallSlidesWithTheFloorsAndTheWallsFriction
   }
 }
 
+// A cube on a rough floor pushed at its centre along a diagonal. The
+// four-sided pyramid holds up to mu_s N on each tangent, so it holds the
+// push (4, 4) N at rest. Beyond (5, 5 and 5, 4.6 N) the pyramid's corners
+// also admit the cube turning about either of two mirror corners, each
+// pivot stuck on both tangents at 1.73 N in all against mu_s N = 1.226 N;
+// the run stopped at t0 with "several consistent combinations". The
+// combination whose stuck points hold within the round cone is taken: it
+// slides, each axis at (F - mu m g)/m, without turning. Pushed (5, 4.6) N
+// the y tangents would hold on the pyramid beside the x tangents slipping,
+// but a point stuck on one tangent and slipping at mu N on the other holds
+// about 1.5 N against its round cone's 1.226 N: it slips on both.
+TEST(ContactFriction, ACubePushedAlongADiagonalSlidesWithoutTurning) {
+  const double mu = 0.4;
+  for (const auto& [fx, fy] :
+       {std::pair{4.0, 4.0}, std::pair{5.0, 5.0}, std::pair{5.0, 4.6}, std::pair{-5.0, 5.0}}) {
+    const bool slides = std::hypot(fx, fy) > 6.0;
+    SCOPED_TRACE(fmt::format("push ({}, {}) N", fx, fy));
+    const Model model = parse_model(fmt::format(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  box: {{mass: 1, inertia: [0.0067, 0.0067, 0.0067], position: [0, 0, 0.1]}}
+shapes:
+  box_shape: {{body: box, type: box, size: [0.2, 0.2, 0.2]}}
+  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  rough: {{type: shapes, between: [ground, box], friction: {{mu: 0.4, mu_static: 0.5}}}}
+forces:
+  push: {{type: force, on: box, components: [{}, {}, 0]}}
+simulate: {{until: 0.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                                fx, fy),
+                                    "cube pushed along a diagonal");
+    const test::RecordedRun r = test::run_and_record(model, {"box.x", "box.y", "box.wz"});
+    ASSERT_DOUBLE_EQ(r.t.back(), 0.1);
+    // sliding, each axis at (F - mu m g)/m: the pyramid's kinetic friction
+    auto along = [&](double f) { return slides ? f - std::copysign(mu * kG, f) : 0.0; };
+    for (std::size_t k = 0; k < r.t.size(); ++k) {
+      const double t = r.t[k];
+      EXPECT_NEAR(r["box.x"][k], along(fx) * t * t / 2.0, 1e-12) << t;
+      EXPECT_NEAR(r["box.y"][k], along(fy) * t * t / 2.0, 1e-12) << t;
+      EXPECT_NEAR(r["box.wz"][k], 0.0, 1e-12) << t;
+    }
+  }
+}
+
 // The tall box pushed over: b t at (0, yp, 0.4) until it has turned by
 // `ang` about y, then it falls onto its side (restitution e).
 constexpr const char* kPushedOver = R"(
