@@ -393,10 +393,21 @@ int ContactSwitching::apply(double t, VecX& y, bool start) {
 }
 
 void ContactSwitching::settle(double t, const VecX& y) {
-  settle_sides(t, y, [this](int k, double now, double next) {
+  settle_sides(t, y, [this, t, &y](int k, double now, double next) {
     const double g = side_after(now, next);
     // a side just decided at this instant starts on the side it was set to
-    return just_switched_[static_cast<std::size_t>(k)] != 0 && !(g > 0.0) ? 1e-300 : g;
+    if (just_switched_[static_cast<std::size_t>(k)] != 0 && !(g > 0.0)) return 1e-300;
+    // an open side touching at this instant and approaching (a moment later
+    // inside) stays armed: its crossing is located in the next step and is
+    // an impact. Left on the far side, no crossing of it would ever be
+    // located: a box settling on two diagonal corners after an accumulation
+    // of impacts at the other two turned about that diagonal, one corner
+    // sinking through the floor (0.048 m in 1.8 s, unchecked)
+    if (!(g > 0.0) && !system_.contact_closed(k)) {
+      system_.evaluate(t, y, Stage::kKinematics);
+      if (system_.contact_gap(k) - offset_[static_cast<std::size_t>(k)] >= -kInside) return 1e-300;
+    }
+    return g;
   });
   std::fill(just_switched_.begin(), just_switched_.end(), char{0});
 }
