@@ -78,9 +78,6 @@ namespace {
 // linear systems one enumeration may solve: a level far down (few of many
 // elements stuck) has up to C(k, s) 4^(k - s) of them
 constexpr long kTrialBudget = 200000;
-// the round cone's tie-break enumerates again down to where the first pass
-// stopped and beyond: a cube on four corners, all eight tangents, is 5^8
-constexpr long kRoundConeTrialBudget = 200000;
 
 // Where the exact responses admit no combination, or several, a response
 // along a direction of the set's below this fraction of the largest (scaled
@@ -1008,8 +1005,10 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
           if (slipping > 30) return false;  // 2^slipping sides: over the budget in any case
           // the side patterns solved: an own limit, a ball or an element off
           // its line has one side, and the two tangents of a contact point
-          // press or not together (the round cone's pass counts so; the
-          // first pass counts every pattern, as its budget was set for)
+          // press or not together. The round cone's pass counts so (the
+          // eight tangents of a cube on four corners fit its budget down to
+          // all slipping, 5^8 patterns counted singly would not); the first
+          // pass counts every pattern, as its budget was set for
           int free_sides = 0;
           for (int j = 0; j < slipping; ++j) {
             const int i = slip[static_cast<std::size_t>(j)];
@@ -1020,7 +1019,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
             if (!shares) ++free_sides;
           }
           trials += (1L << (round_cone ? free_sides : slipping)) * cost;
-          if (trials > (round_cone ? kRoundConeTrialBudget : kTrialBudget)) return false;
+          if (trials > kTrialBudget) return false;
           for (int sides = 0; sides < (1 << slipping); ++sides) {
             sigma.setOnes();
             bool one_sided = false;    // an own limit has one side (F_max > 0), a ball none
@@ -1148,7 +1147,7 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     // along the diagonal beyond what it holds could turn about either of two
     // mirror corners, each pivot's two stuck tangents at 1.221 N (1.73 N in
     // all against mu_s N = 1.226 N), or slide. The enumeration is made again
-    // with every contact point whose tangents are both stuck held within the
+    // with every contact point that has a stuck tangent held within the
     // round cone too; where that leaves one combination, it is taken and the
     // choice is said. The pyramid stays the law: a combination it alone
     // admits is taken where it is the only one (a cube pushed (4, 4) N rests).
