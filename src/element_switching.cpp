@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ictus::internal {
 
@@ -21,6 +22,8 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   together_modes_.assign(count, 0);
   together_before_.assign(count, 0);
   let_go_.assign(count, 0);
+  stuck_together_.assign(count, 0);
+  slipping_from_rest_.assign(count, 0);
   together_must_slip_.assign(count, 0);
   releasing_.assign(count, 0);
   release_mode_.assign(count, 0);
@@ -206,6 +209,7 @@ int ElementSwitching::decide_together(double t, VecX& y, bool start) {
   for (std::size_t i = 0; i < together_.size(); ++i) {
     const int k = together_[i];
     const int before = together_before_[i];
+    if (modes[i] == kStick) stuck_together_[static_cast<std::size_t>(k)] = 1;
     const char* kind = modes[i] == kStick ? "stick" : modes[i] == -before ? "reversal" : "slip";
     log_switch(k, t, before, kind);
     g_last_[static_cast<std::size_t>(k)] = 1.0;
@@ -456,6 +460,7 @@ int ElementSwitching::let_go_together(double t, VecX& y) {
   for (int k = 0; k < count; ++k) {
     const auto ki = static_cast<std::size_t>(k);
     if (releasing_[ki] == 0) continue;
+    decision_undone_ = decision_undone_ || stuck_together_[ki] != 0;
     system_.set_stick_slip_mode(k, release_mode_[ki]);
     g_last_[ki] = 1.0;
     switched_[ki] = 1;
@@ -595,6 +600,8 @@ int ElementSwitching::release_from_hold(int k, double t, const VecX& y) {
 int ElementSwitching::decide(double t, VecX& y, bool start) {
   std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
   std::fill(let_go_.begin(), let_go_.end(), char{0});
+  std::fill(stuck_together_.begin(), stuck_together_.end(), char{0});
+  decision_undone_ = false;
   int switches = decide_rounds(t, y, start);
   // Rounds that did not settle: a stick decision holds a set on a split of
   // its statically indeterminate forces within the cones, the dynamics'
@@ -602,8 +609,94 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
   // again (a box pushed along a rough wall, three wall tangents). The
   // dynamics then searches the splits along the modes among contact rows
   // too, and the rounds go on from where they stood.
-  if (!settled_ && system_.search_contact_splits()) switches += decide_rounds(t, y, false);
+  if (!settled_ && system_.search_contact_splits()) {
+    switches += decide_rounds(t, y, false);
+  } else if (decision_undone_ && start && !system_.contact_splits_searched()) {
+    switches += decide_again_with_contact_splits(t, y);
+  }
   return switches;
+}
+
+// A stick decision at the start or on waking undone by the dynamics at once:
+// the decision held the set on a split of its statically indeterminate
+// forces within the cones, the dynamics' split (along the modes that join
+// stuck holds) left some beyond, and they were let go. A box at rest against
+// a rough wall, pushed (3, 6) N at the middle of its top edge, slid though
+// the wall and floor hold it with the wall's resultant normal force at 3 N.
+// The instant is decided again as from its start with the dynamics also
+// searching the splits along the modes among contact rows (each surface's
+// resultant kept). That is taken where its rounds settle with no stuck
+// element beyond its limit and where it holds at rest what the first pass
+// set moving: every element at rest, stuck or slipping, starts to move
+// with less than 1e-9 of the fastest slip acceleration the first pass left
+// (a slip at zero rate and zero acceleration, whose label is provisional,
+// does not count). Otherwise the instant stays as first decided, the
+// search left off and the second pass's events unlogged. Allocates (such
+// instants only).
+int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y) {
+  // The fastest start of a slip from rest at the end of a pass (the slip
+  // acceleration over the look-ahead), infinite where a stuck element is
+  // beyond its limit
+  auto fastest_start = [&]() {
+    const auto count = static_cast<int>(g_last_.size());
+    system_.evaluate(t, y, Stage::kDynamics);
+    for (int k = 0; k < count; ++k) {
+      slipping_from_rest_[static_cast<std::size_t>(k)] = 0;
+      if (!system_.stick_slip_enabled(k)) continue;
+      const double rate = system_.stick_slip_rate(k);
+      if (system_.stick_slip_element(k).mode() == kStick) {
+        if (system_.stuck_margin(k) < -hold_round_off(k))
+          return std::numeric_limits<double>::infinity();
+      } else if (at_rest(k, rate)) {
+        slipping_from_rest_[static_cast<std::size_t>(k)] = 1;
+      }
+    }
+    step_ahead(t, y);
+    const double delta = look_ahead_time(t);
+    system_.evaluate(t + delta, ahead_, Stage::kKinematics);
+    double fastest = 0.0;
+    for (int k = 0; k < count; ++k)
+      if (slipping_from_rest_[static_cast<std::size_t>(k)] != 0)
+        fastest = std::max(fastest, std::abs(system_.stick_slip_rate(k)) / delta);
+    system_.evaluate(t, y, Stage::kDynamics);
+    return fastest;
+  };
+  const double first_start = fastest_start();
+  if (!(first_start > 0.0)) return 0;  // the first pass holds all at rest
+  const std::shared_ptr<const System::ModeSnapshot> first = system_.save_mode();
+  const VecX y_first = y;
+  const std::vector<double> g_first = g_last_;
+  const std::vector<char> ahead_first = ahead_negative_;
+  std::vector<EventRecord> events;
+  Log log = std::move(log_);
+  log_ = [&events](EventRecord e) { events.push_back(std::move(e)); };
+  system_.search_contact_splits();
+  // those stuck by the first decision are decided again from a provisional slip
+  for (std::size_t k = 0; k < stuck_together_.size(); ++k)
+    if (stuck_together_[k] != 0 && system_.stick_slip_element(static_cast<int>(k)).mode() == kStick)
+      system_.set_stick_slip_mode(static_cast<int>(k), kSlipPositive);
+  std::fill(stuck_together_.begin(), stuck_together_.end(), char{0});
+  std::fill(let_go_.begin(), let_go_.end(), char{0});
+  decision_undone_ = false;
+  int switches = 0;
+  try {
+    switches = decide_rounds(t, y, true);
+  } catch (...) {
+    log_ = std::move(log);
+    throw;
+  }
+  log_ = std::move(log);
+  if (const double second_start = fastest_start();
+      settled_ && std::isfinite(second_start) && second_start <= 1e-9 * first_start) {
+    for (EventRecord& e : events) log_(std::move(e));
+    return switches;
+  }
+  y = y_first;
+  system_.restore_mode(*first, t, y);
+  g_last_ = g_first;
+  ahead_negative_ = ahead_first;
+  settled_ = true;
+  return 0;
 }
 
 int ElementSwitching::decide_rounds(double t, VecX& y, bool start) {
@@ -653,6 +746,7 @@ int ElementSwitching::decide_rounds(double t, VecX& y, bool start) {
         // the hold gives way; at |lambda| = F_max exactly (an element that
         // sticks at the boundary) the look-ahead tells the direction
         system_.evaluate(t, y, Stage::kDynamics);
+        decision_undone_ = decision_undone_ || stuck_together_[ki] != 0;
         system_.set_stick_slip_mode(k, release_from_hold(k, t, y));
         system_.direct_slip_from_hold(k);  // a ball: along its acceleration
         system_.evaluate(t, y, Stage::kKinematics);

@@ -91,6 +91,10 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// decide's rounds (at most ten) from the state at t; settled_ tells
   /// whether they ended with no function pending.
   int decide_rounds(double t, VecX& y, bool start);
+  /// The instant decided again as from its start with the contact-modes
+  /// split search, where its first stick decision was undone at once; kept
+  /// only where that second decision stands.
+  int decide_again_with_contact_splits(double t, VecX& y);
   /// Element k at u' = 0: sticks or slips the way the load pushes.
   void decide_at_zero_rate(int k, double t, VecX& y, bool start);
   /// The frictional joints and contact tangents at a zero slip rate at t
@@ -158,6 +162,11 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   std::vector<char> ahead_negative_;
   std::vector<char> switched_;  // in the current round
   bool settled_ = true;         // the last decide_rounds ended with none pending
+  // stuck by decide_together at this instant, and whether one of those was
+  // then let go at it (the dynamics' split left it beyond its cone)
+  std::vector<char> stuck_together_;
+  bool decision_undone_ = false;
+  std::vector<char> slipping_from_rest_;  // decide_again_with_contact_splits's
   std::vector<char> enabled_before_;
   std::vector<char> waking_;        // decided as at the start of a run
   std::vector<int> noted_mode_;     // at note_enabled()

@@ -136,6 +136,10 @@ bool System::search_contact_splits() {
   return true;
 }
 
+bool System::contact_splits_searched() const {
+  return impl_->contact_split_search;
+}
+
 bool System::stick_slip_locked(int k) const {
   return impl_->locked_by_others(k);
 }

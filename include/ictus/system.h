@@ -368,9 +368,12 @@ class System final : public MechanicalSystem {
   /// with a normal force beyond its cone, the split is searched along the
   /// modes wholly among contact rows too, each surface's resultant normal
   /// force kept (docs/theory/friction.md, "A box in a corner"). Asked by a
-  /// stick/slip decision whose rounds did not settle. Returns false if the
-  /// run had asked already.
+  /// stick/slip decision whose rounds did not settle, or whose stick
+  /// decision the dynamics' split undid at once. Returns false if the run
+  /// had asked already.
   bool search_contact_splits();
+  /// Whether the run has asked for search_contact_splits.
+  bool contact_splits_searched() const;
   /// Whether element k, at a zero rate with others, is decided with them by
   /// decide_friction_together: a joint's (a ball's too) or contact's
   /// friction, or an element with dry friction (slip_limit_floor() > 0).
