@@ -23,7 +23,6 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   together_before_.assign(count, 0);
   let_go_.assign(count, 0);
   stuck_together_.assign(count, 0);
-  slipping_from_rest_.assign(count, 0);
   together_must_slip_.assign(count, 0);
   releasing_.assign(count, 0);
   release_mode_.assign(count, 0);
@@ -602,101 +601,128 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
   std::fill(let_go_.begin(), let_go_.end(), char{0});
   std::fill(stuck_together_.begin(), stuck_together_.end(), char{0});
   decision_undone_ = false;
-  int switches = decide_rounds(t, y, start);
-  // Rounds that did not settle: a stick decision holds a set on a split of
-  // its statically indeterminate forces within the cones, the dynamics'
-  // split leaves some beyond, they are let go, stop at once and are stuck
-  // again (a box pushed along a rough wall, three wall tangents). The
-  // dynamics then searches the splits along the modes among contact rows
-  // too, and the rounds go on from where they stood.
-  if (!settled_ && system_.search_contact_splits()) {
-    switches += decide_rounds(t, y, false);
-  } else if (decision_undone_ && start && !system_.contact_splits_searched()) {
-    switches += decide_again_with_contact_splits(t, y);
+  // the instant as it stood, for a second pass (decide_again_with_contact_
+  // splits below) while the run has not asked for the contact-modes search;
+  // the first pass's events held back until it is known which pass stands
+  // (contacts, and elements decided together whose splits they may share)
+  bool second_pass = system_.contact_side_count() > 0 && !system_.contact_splits_searched();
+  if (second_pass) {
+    second_pass = false;
+    for (int k = 0; k < static_cast<int>(g_last_.size()) && !second_pass; ++k)
+      second_pass = system_.stick_slip_decided_together(k);
+  }
+  Log log;
+  if (second_pass) {
+    before_.save(*this, y);
+    held_events_.clear();
+    log = std::move(log_);
+    log_ = [this](EventRecord e) { held_events_.push_back(std::move(e)); };
+  }
+  int switches = 0;
+  try {
+    switches = decide_rounds(t, y, start);
+    // Rounds that did not settle: a stick decision holds a set on a split
+    // of its statically indeterminate forces within the cones, the
+    // dynamics' split leaves some beyond, they are let go, stop at once and
+    // are stuck again (a box pushed along a rough wall, three wall
+    // tangents). The dynamics then searches the splits along the modes
+    // among contact rows too, and the rounds go on from where they stood.
+    if (!settled_ && system_.search_contact_splits())
+      switches += decide_rounds(t, y, false);
+    else if (second_pass && decision_undone_)
+      switches = decide_again_with_contact_splits(t, y, start, switches);
+  } catch (...) {
+    if (second_pass) log_ = std::move(log);
+    throw;
+  }
+  if (second_pass) {
+    log_ = std::move(log);
+    for (EventRecord& e : held_events_) log_(std::move(e));
+    held_events_.clear();
   }
   return switches;
 }
 
-// A stick decision at the start or on waking undone by the dynamics at once:
-// the decision held the set on a split of its statically indeterminate
-// forces within the cones, the dynamics' split (along the modes that join
-// stuck holds) left some beyond, and they were let go. A box at rest against
-// a rough wall, pushed (3, 6) N at the middle of its top edge, slid though
-// the wall and floor hold it with the wall's resultant normal force at 3 N.
-// The instant is decided again as from its start with the dynamics also
-// searching the splits along the modes among contact rows (each surface's
-// resultant kept). That is taken where its rounds settle with no stuck
-// element beyond its limit and where it holds at rest what the first pass
-// set moving: every element at rest, stuck or slipping, starts to move
-// with less than 1e-9 of the fastest slip acceleration the first pass left
-// (a slip at zero rate and zero acceleration, whose label is provisional,
-// does not count). Otherwise the instant stays as first decided, the
-// search left off and the second pass's events unlogged. Allocates (such
-// instants only).
-int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y) {
-  // The fastest start of a slip from rest at the end of a pass (the slip
-  // acceleration over the look-ahead), infinite where a stuck element is
-  // beyond its limit
-  auto fastest_start = [&]() {
-    const auto count = static_cast<int>(g_last_.size());
-    system_.evaluate(t, y, Stage::kDynamics);
-    for (int k = 0; k < count; ++k) {
-      slipping_from_rest_[static_cast<std::size_t>(k)] = 0;
-      if (!system_.stick_slip_enabled(k)) continue;
-      const double rate = system_.stick_slip_rate(k);
-      if (system_.stick_slip_element(k).mode() == kStick) {
-        if (system_.stuck_margin(k) < -hold_round_off(k))
-          return std::numeric_limits<double>::infinity();
-      } else if (at_rest(k, rate)) {
-        slipping_from_rest_[static_cast<std::size_t>(k)] = 1;
-      }
-    }
-    step_ahead(t, y);
-    const double delta = look_ahead_time(t);
-    system_.evaluate(t + delta, ahead_, Stage::kKinematics);
-    double fastest = 0.0;
-    for (int k = 0; k < count; ++k)
-      if (slipping_from_rest_[static_cast<std::size_t>(k)] != 0)
-        fastest = std::max(fastest, std::abs(system_.stick_slip_rate(k)) / delta);
-    system_.evaluate(t, y, Stage::kDynamics);
-    return fastest;
-  };
-  const double first_start = fastest_start();
-  if (!(first_start > 0.0)) return 0;  // the first pass holds all at rest
-  const std::shared_ptr<const System::ModeSnapshot> first = system_.save_mode();
-  const VecX y_first = y;
-  const std::vector<double> g_first = g_last_;
-  const std::vector<char> ahead_first = ahead_negative_;
-  std::vector<EventRecord> events;
-  Log log = std::move(log_);
-  log_ = [&events](EventRecord e) { events.push_back(std::move(e)); };
+void ElementSwitching::PassState::save(const ElementSwitching& s, const VecX& state) {
+  mode = s.system_.save_mode();
+  y = state;
+  g_last = s.g_last_;
+  lambda_ahead = s.lambda_ahead_;
+  settled = s.settled_;
+}
+
+void ElementSwitching::PassState::restore(ElementSwitching& s, double t, VecX& state) const {
+  state = y;
+  s.system_.restore_mode(*mode, t, state);
+  s.g_last_ = g_last;
+  s.lambda_ahead_ = lambda_ahead;
+  s.settled_ = settled;
+}
+
+double ElementSwitching::fastest_start(double t, const VecX& y) {
+  const auto count = static_cast<int>(g_last_.size());
+  system_.evaluate(t, y, Stage::kDynamics);
+  for (int k = 0; k < count; ++k) {
+    if (!system_.stick_slip_enabled(k)) continue;
+    if (system_.stick_slip_element(k).mode() == kStick &&
+        system_.stuck_margin(k) < -hold_round_off(k))
+      return std::numeric_limits<double>::infinity();
+  }
+  system_.evaluate(t, y, Stage::kKinematics);
+  for (int k = 0; k < count; ++k)
+    margin_now_[static_cast<std::size_t>(k)] =
+        system_.stick_slip_enabled(k) ? system_.stick_slip_rate(k) : 0.0;
+  step_ahead(t, y);
+  system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kKinematics);
+  double fastest = 0.0;
+  for (int k = 0; k < count; ++k) {
+    if (!system_.stick_slip_enabled(k) || system_.stick_slip_element(k).mode() == kStick) continue;
+    // at rest: its rate at the round-off of its change over the look-ahead
+    const double now = margin_now_[static_cast<std::size_t>(k)];
+    const double change = system_.stick_slip_rate(k) - now;
+    if (std::abs(now) <= 1e3 * std::abs(change))
+      fastest = std::max(fastest, std::abs(change) / look_ahead_time(t));
+  }
+  system_.evaluate(t, y, Stage::kDynamics);
+  return fastest;
+}
+
+// A stick decision undone by the dynamics at its instant: the decision held
+// the set on a split of its statically indeterminate forces within the
+// cones, the dynamics' split (along the modes that join stuck holds) left
+// some beyond, they were let go and the rounds settled with them slipping.
+// A box at rest against a rough wall, pushed (3, 6) N, slid though the wall
+// and floor hold it with the wall's resultant normal force at the 3 N push
+// into it. The instant is decided again from where it stood before its
+// first decision, the dynamics also searching the splits along the modes
+// among contact rows (each surface's resultant kept). The second pass is
+// taken where its rounds settle with no stuck element beyond its limit and
+// it holds at rest what the first pass set moving: every element at rest
+// starts to slip with less than 1e-9 of the fastest slip acceleration the
+// first pass left (a slip at zero rate and zero acceleration, whose label
+// is provisional, does not count). Otherwise the instant stays as the first
+// pass left it, the search left off for the run and the second pass's
+// events dropped. Allocates (such instants only).
+int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y, bool start,
+                                                       int first_switches) {
+  const double first_start = fastest_start(t, y);
+  if (!(first_start > 0.0)) return first_switches;  // the first pass holds all at rest
+  first_pass_.save(*this, y);
+  std::vector<EventRecord> first_events = std::move(held_events_);
+  held_events_.clear();
+  before_.restore(*this, t, y);
   system_.search_contact_splits();
-  // those stuck by the first decision are decided again from a provisional slip
-  for (std::size_t k = 0; k < stuck_together_.size(); ++k)
-    if (stuck_together_[k] != 0 && system_.stick_slip_element(static_cast<int>(k)).mode() == kStick)
-      system_.set_stick_slip_mode(static_cast<int>(k), kSlipPositive);
-  std::fill(stuck_together_.begin(), stuck_together_.end(), char{0});
+  std::fill(ahead_negative_.begin(), ahead_negative_.end(), char{0});
   std::fill(let_go_.begin(), let_go_.end(), char{0});
+  std::fill(stuck_together_.begin(), stuck_together_.end(), char{0});
   decision_undone_ = false;
-  int switches = 0;
-  try {
-    switches = decide_rounds(t, y, true);
-  } catch (...) {
-    log_ = std::move(log);
-    throw;
-  }
-  log_ = std::move(log);
-  if (const double second_start = fastest_start();
-      settled_ && std::isfinite(second_start) && second_start <= 1e-9 * first_start) {
-    for (EventRecord& e : events) log_(std::move(e));
+  const int switches = decide_rounds(t, y, start);
+  if (const double second_start = fastest_start(t, y);
+      settled_ && std::isfinite(second_start) && second_start <= 1e-9 * first_start)
     return switches;
-  }
-  y = y_first;
-  system_.restore_mode(*first, t, y);
-  g_last_ = g_first;
-  ahead_negative_ = ahead_first;
-  settled_ = true;
-  return 0;
+  first_pass_.restore(*this, t, y);
+  held_events_ = std::move(first_events);
+  return first_switches;
 }
 
 int ElementSwitching::decide_rounds(double t, VecX& y, bool start) {

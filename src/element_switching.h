@@ -13,6 +13,7 @@
 // (a reversal, or on in the same direction).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -91,10 +92,14 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// decide's rounds (at most ten) from the state at t; settled_ tells
   /// whether they ended with no function pending.
   int decide_rounds(double t, VecX& y, bool start);
-  /// The instant decided again as from its start with the contact-modes
-  /// split search, where its first stick decision was undone at once; kept
-  /// only where that second decision stands.
-  int decide_again_with_contact_splits(double t, VecX& y);
+  /// The instant decided again from where it stood before its first pass,
+  /// with the contact-modes split search, where the first pass's stick
+  /// decision was undone at once; kept only where it holds at rest what the
+  /// first pass set moving. Returns the switches of the pass that stands.
+  int decide_again_with_contact_splits(double t, VecX& y, bool start, int first_switches);
+  /// The fastest slip acceleration of an element at rest that slips, at the
+  /// end of a pass; infinite where a stuck element is beyond its limit.
+  double fastest_start(double t, const VecX& y);
   /// Element k at u' = 0: sticks or slips the way the load pushes.
   void decide_at_zero_rate(int k, double t, VecX& y, bool start);
   /// The frictional joints and contact tangents at a zero slip rate at t
@@ -166,7 +171,18 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   // then let go at it (the dynamics' split left it beyond its cone)
   std::vector<char> stuck_together_;
   bool decision_undone_ = false;
-  std::vector<char> slipping_from_rest_;  // decide_again_with_contact_splits's
+  // What a second pass of an instant's decisions restores: the mode, the
+  // state and the switching functions before the first pass, or after it
+  struct PassState {
+    std::shared_ptr<const System::ModeSnapshot> mode;
+    VecX y;
+    std::vector<double> g_last, lambda_ahead;
+    bool settled = true;
+    void save(const ElementSwitching& s, const VecX& state);
+    void restore(ElementSwitching& s, double t, VecX& state) const;
+  };
+  PassState before_, first_pass_;
+  std::vector<EventRecord> held_events_;  // the first pass's, until it stands
   std::vector<char> enabled_before_;
   std::vector<char> waking_;        // decided as at the start of a run
   std::vector<int> noted_mode_;     // at note_enabled()

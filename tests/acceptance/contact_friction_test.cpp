@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -1076,11 +1077,12 @@ simulate: {until: 1.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}
 // wall it slid at 2.41 m/s^2 instead of 2.076, the wall's vertical tangent
 // carrying 0.89 N of the weight on a normal force of 0.056 N.
 test::RecordedRun box_against_a_wall(double fx, double fy,
-                                     const char* inertia = "[0.0067, 0.0067, 0.0067]") {
+                                     const char* inertia = "[0.0067, 0.0067, 0.0067]",
+                                     double vy = 0.0) {
   const Model model = parse_model(fmt::format(R"(
 gravity: [0, 0, -9.81]
 bodies:
-  box: {{mass: 1, inertia: {}, position: [0, 0, 0.1]}}
+  box: {{mass: 1, inertia: {}, position: [0, 0, 0.1], velocity: [0, {}, 0]}}
 shapes:
   box_shape: {{body: box, type: box, size: [0.2, 0.2, 0.2]}}
   floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
@@ -1091,7 +1093,7 @@ forces:
   push: {{type: force, on: box, components: [{}, {}, 0]}}
 simulate: {{until: 0.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
 )",
-                                              inertia, fx, fy),
+                                              inertia, vy, fx, fy),
                                   "box against a wall");
   std::vector<std::string> channels = {"box.x", "box.y", "box.z", "box.wx", "box.wy", "box.wz"};
   for (int p = 0; p < 16; ++p)
@@ -1107,8 +1109,23 @@ simulate: {{until: 0.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
 // the split to the friction (`weight_on_the_floor`), the floor's normal
 // forces carry the weight and the wall's the push into it: no tangent
 // carries what a normal force can.
+// With y(t) and y''(t) given (a box that slides and stops; y'' NaN at the
+// stop, where the samples before and after the switch differ)
+void expect_box_against_a_wall(const test::RecordedRun& r, double fx, double fy,
+                               const std::function<double(double)>& y,
+                               const std::function<double(double)>& a,
+                               bool weight_on_the_floor = true);
+
 void expect_box_against_a_wall(const test::RecordedRun& r, double fx, double fy, double a,
                                bool weight_on_the_floor = true) {
+  expect_box_against_a_wall(
+      r, fx, fy, [a](double t) { return a * t * t / 2.0; }, [a](double) { return a; },
+      weight_on_the_floor);
+}
+
+void expect_box_against_a_wall(const test::RecordedRun& r, double fx, double fy,
+                               const std::function<double(double)>& y,
+                               const std::function<double(double)>& a, bool weight_on_the_floor) {
   const double mu = 0.4, mu_s = 0.5;
   ASSERT_DOUBLE_EQ(r.t.back(), 0.1);
   for (std::size_t k = 0; k < r.t.size(); ++k) {
@@ -1132,8 +1149,10 @@ void expect_box_against_a_wall(const test::RecordedRun& r, double fx, double fy,
       EXPECT_NEAR(floor, kG, 1e-9) << r.t[k];
       EXPECT_NEAR(wall, fx, 1e-9) << r.t[k];
     }
-    EXPECT_NEAR(along, a - fy, 1e-9) << r.t[k];
-    EXPECT_NEAR(r["box.y"][k], a * r.t[k] * r.t[k] / 2.0, 1e-12) << r.t[k];
+    if (!std::isnan(a(r.t[k]))) {
+      EXPECT_NEAR(along, a(r.t[k]) - fy, 1e-9) << r.t[k];
+    }
+    EXPECT_NEAR(r["box.y"][k], y(r.t[k]), 1e-12) << r.t[k];
     EXPECT_NEAR(r["box.x"][k], 0.0, 1e-12) << r.t[k];
     EXPECT_NEAR(r["box.z"][k], 0.1, 1e-12) << r.t[k];
     for (const char* w : {"box.wx", "box.wy", "box.wz"})
@@ -1189,6 +1208,44 @@ TEST(ContactFriction, ABoxPushedAlongAWallWithinWhatFloorAndWallHoldStaysAtRest)
     expect_box_against_a_wall(box_against_a_wall(3.0, 6.5, inertia), 3.0, 6.5,
                               6.5 - 0.4 * (kG + 3.0));
   }
+}
+
+// The same box sliding along the wall at 0.05 m/s against the push (3, fy)
+// N: friction and push stop it at a = fy + mu (m g + fx) (after 4.49 ms at
+// fy = 6 N), and it stays where floor and wall hold it, mu_s (m g + fx) =
+// 6.405 N; beyond that it slides back at fy - mu (m g + fx).
+void expect_box_sliding_along_a_wall_to_stop(double fy) {
+  const double v0 = 0.05, mu = 0.4, mu_s = 0.5, fx = 3.0;
+  const double stop = fy + mu * (kG + fx);
+  const double start = fy > mu_s * (kG + fx) ? fy - mu * (kG + fx) : 0.0;
+  const double t_stop = v0 / stop, y_stop = -v0 * v0 / (2.0 * stop);
+  auto y = [&](double t) {
+    if (t <= t_stop) return -v0 * t + stop * t * t / 2.0;
+    const double after = t - t_stop;
+    return y_stop + start * after * after / 2.0;
+  };
+  auto a = [&](double t) {
+    if (std::abs(t - t_stop) <= 1e-9) return std::numeric_limits<double>::quiet_NaN();
+    return t < t_stop ? stop : start;
+  };
+  for (const char* inertia : {"[0.0067, 0.0067, 0.0067]", "[0.0035, 0.0035, 0.0067]"}) {
+    SCOPED_TRACE(fmt::format("push (3, {}) N, inertia {} kg m^2", fy, inertia));
+    expect_box_against_a_wall(box_against_a_wall(fx, fy, inertia, -v0), fx, fy, y, a, false);
+  }
+}
+
+// Pushed (3, 6) N it slid back (y(0.1) = +3.97 mm): the decision at the
+// stop stuck the tangents, the dynamics' split let them go. The instant is
+// decided again from where it stood
+// (ElementSwitching::decide_again_with_contact_splits).
+TEST(ContactFriction, ABoxSlidingAlongAWallStopsWhereFloorAndWallHoldIt) {
+  expect_box_sliding_along_a_wall_to_stop(6.0);
+}
+
+// Pushed (3, 6.5) N it slides back from the stop (4.6 s in Release: the
+// decision at the reversal enumerates the eight tangents along the wall)
+TEST(ContactFrictionSlow, ABoxSlidingAlongAWallSlidesBackBeyondWhatFloorAndWallHold) {
+  expect_box_sliding_along_a_wall_to_stop(6.5);
 }
 
 TEST(ContactFriction, ABoxPushedAlongAWallSlidesWithTheFloorsAndTheWallsFriction) {
