@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ictus/error.h"
+
 namespace ictus::internal {
 
 ElementSwitching::ElementSwitching(System& system, Log log)
@@ -23,6 +25,7 @@ ElementSwitching::ElementSwitching(System& system, Log log)
   together_before_.assign(count, 0);
   let_go_.assign(count, 0);
   stuck_together_.assign(count, 0);
+  rate_now_.assign(count, 0.0);
   together_must_slip_.assign(count, 0);
   releasing_.assign(count, 0);
   release_mode_.assign(count, 0);
@@ -618,6 +621,12 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
     log = std::move(log_);
     log_ = [this](EventRecord e) { held_events_.push_back(std::move(e)); };
   }
+  auto release_events = [&]() {
+    if (!second_pass) return;
+    log_ = std::move(log);
+    for (EventRecord& e : held_events_) log_(std::move(e));
+    held_events_.clear();
+  };
   int switches = 0;
   try {
     switches = decide_rounds(t, y, start);
@@ -632,14 +641,10 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
     else if (second_pass && decision_undone_)
       switches = decide_again_with_contact_splits(t, y, start, switches);
   } catch (...) {
-    if (second_pass) log_ = std::move(log);
+    release_events();  // a run that stops here logs what was decided before
     throw;
   }
-  if (second_pass) {
-    log_ = std::move(log);
-    for (EventRecord& e : held_events_) log_(std::move(e));
-    held_events_.clear();
-  }
+  release_events();
   return switches;
 }
 
@@ -670,7 +675,7 @@ double ElementSwitching::fastest_start(double t, const VecX& y) {
   }
   system_.evaluate(t, y, Stage::kKinematics);
   for (int k = 0; k < count; ++k)
-    margin_now_[static_cast<std::size_t>(k)] =
+    rate_now_[static_cast<std::size_t>(k)] =
         system_.stick_slip_enabled(k) ? system_.stick_slip_rate(k) : 0.0;
   step_ahead(t, y);
   system_.evaluate(t + look_ahead_time(t), ahead_, Stage::kKinematics);
@@ -678,7 +683,7 @@ double ElementSwitching::fastest_start(double t, const VecX& y) {
   for (int k = 0; k < count; ++k) {
     if (!system_.stick_slip_enabled(k) || system_.stick_slip_element(k).mode() == kStick) continue;
     // at rest: its rate at the round-off of its change over the look-ahead
-    const double now = margin_now_[static_cast<std::size_t>(k)];
+    const double now = rate_now_[static_cast<std::size_t>(k)];
     const double change = system_.stick_slip_rate(k) - now;
     if (std::abs(now) <= 1e3 * std::abs(change))
       fastest = std::max(fastest, std::abs(change) / look_ahead_time(t));
@@ -700,9 +705,10 @@ double ElementSwitching::fastest_start(double t, const VecX& y) {
 // it holds at rest what the first pass set moving: every element at rest
 // starts to slip with less than 1e-9 of the fastest slip acceleration the
 // first pass left (a slip at zero rate and zero acceleration, whose label
-// is provisional, does not count). Otherwise the instant stays as the first
-// pass left it, the search left off for the run and the second pass's
-// events dropped. Allocates (such instants only).
+// is provisional, does not count). Otherwise, or where the second pass
+// stops as Painleve, the instant stays as the first pass left it, the
+// search left off for the run and the second pass's events dropped.
+// Allocates (such instants only).
 int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y, bool start,
                                                        int first_switches) {
   const double first_start = fastest_start(t, y);
@@ -716,10 +722,20 @@ int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y, bool s
   std::fill(let_go_.begin(), let_go_.end(), char{0});
   std::fill(stuck_together_.begin(), stuck_together_.end(), char{0});
   decision_undone_ = false;
-  const int switches = decide_rounds(t, y, start);
-  if (const double second_start = fastest_start(t, y);
-      settled_ && std::isfinite(second_start) && second_start <= 1e-9 * first_start)
-    return switches;
+  // a second pass that finds no consistent combination (Painleve) is dropped
+  // as one that does not hold: the first pass had one
+  int switches = 0;
+  bool decided = true;
+  try {
+    switches = decide_rounds(t, y, start);
+  } catch (const SimulationError&) {
+    decided = false;
+  }
+  if (decided) {
+    if (const double second_start = fastest_start(t, y);
+        settled_ && std::isfinite(second_start) && second_start <= 1e-9 * first_start)
+      return switches;
+  }
   first_pass_.restore(*this, t, y);
   held_events_ = std::move(first_events);
   return first_switches;

@@ -183,6 +183,7 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   };
   PassState before_, first_pass_;
   std::vector<EventRecord> held_events_;  // the first pass's, until it stands
+  std::vector<double> rate_now_;          // fastest_start's rates at t
   std::vector<char> enabled_before_;
   std::vector<char> waking_;        // decided as at the start of a run
   std::vector<int> noted_mode_;     // at note_enabled()
