@@ -708,7 +708,7 @@ double ElementSwitching::fastest_start(double t, const VecX& y) {
 // is provisional, does not count). Otherwise, or where the second pass
 // stops as Painleve, the instant stays as the first pass left it, the
 // search left off for the run and the second pass's events dropped.
-// Allocates (such instants only).
+// Allocates (decisions only).
 int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y, bool start,
                                                        int first_switches) {
   const double first_start = fastest_start(t, y);

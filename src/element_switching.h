@@ -151,7 +151,10 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   bool stopped(int k, double rate) const;
   /// Element k starting (decide with `start`) at `rate` is at rest.
   bool at_rest(int k, double rate) const;
-  /// apply(), `start` meaning the elements marked in waking_ start.
+  /// apply(), `start` meaning the elements marked in waking_ start. In a
+  /// run with contacts and elements decided together it keeps the instant
+  /// as it stood and holds back its events, for a second pass
+  /// (decide_again_with_contact_splits; allocates, at decisions only).
   int decide(double t, VecX& y, bool start);
   /// Sets the modes decided at zero rate, the plastic impact of new hold
   /// rows included; a ball that starts to slip from (near) rest is held for

@@ -1242,8 +1242,8 @@ TEST(ContactFriction, ABoxSlidingAlongAWallStopsWhereFloorAndWallHoldIt) {
   expect_box_sliding_along_a_wall_to_stop(6.0);
 }
 
-// Pushed (3, 6.5) N it slides back from the stop (4.6 s in Release: the
-// decision at the reversal enumerates the eight tangents along the wall)
+// Pushed (3, 6.5) N it slides back from the stop (4.6 s a run in Release:
+// the decision at the reversal enumerates the eight tangents along the wall)
 TEST(ContactFrictionSlow, ABoxSlidingAlongAWallSlidesBackBeyondWhatFloorAndWallHold) {
   expect_box_sliding_along_a_wall_to_stop(6.5);
 }
