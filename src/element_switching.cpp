@@ -629,7 +629,24 @@ int ElementSwitching::decide(double t, VecX& y, bool start) {
   };
   int switches = 0;
   try {
-    switches = decide_rounds(t, y, start);
+    try {
+      switches = decide_rounds(t, y, start);
+    } catch (const SimulationError&) {
+      // No consistent combination once a stick decision of the instant was
+      // undone. A box sliding along a rough wall with no push into it (the
+      // flatter inertia of ContactFriction.ABoxSlidingAlongAWallStops...),
+      // stopping against a push along the wall that the floor holds: the
+      // first pass stuck the floor's and the wall's tangents, the dynamics
+      // let seven of them go, and the wall's four points, their normal
+      // forces +-1/3 N in the dynamics' split (two pulling), had none. The
+      // instant is decided again as below and taken where its rounds settle
+      // with no stuck element beyond its limit; else the failure stands
+      if (!second_pass || !decision_undone_ ||
+          !second_pass_kept(t, y, start, std::numeric_limits<double>::infinity(), switches))
+        throw;
+      release_events();
+      return switches;
+    }
     // Rounds that did not settle: a stick decision holds a set on a split
     // of its statically indeterminate forces within the cones, the
     // dynamics' split leaves some beyond, they are let go, stop at once and
@@ -713,6 +730,12 @@ int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y, bool s
                                                        int first_switches) {
   const double first_start = fastest_start(t, y);
   if (!(first_start > 0.0)) return first_switches;  // the first pass holds all at rest
+  int switches = 0;
+  return second_pass_kept(t, y, start, 1e-9 * first_start, switches) ? switches : first_switches;
+}
+
+bool ElementSwitching::second_pass_kept(double t, VecX& y, bool start, double most_start,
+                                        int& switches) {
   first_pass_.save(*this, y);
   std::vector<EventRecord> first_events = std::move(held_events_);
   held_events_.clear();
@@ -723,22 +746,24 @@ int ElementSwitching::decide_again_with_contact_splits(double t, VecX& y, bool s
   std::fill(stuck_together_.begin(), stuck_together_.end(), char{0});
   decision_undone_ = false;
   // a second pass that finds no consistent combination (Painleve) is dropped
-  // as one that does not hold: the first pass had one
-  int switches = 0;
+  // as one that does not hold
   bool decided = true;
+  int second_switches = 0;
   try {
-    switches = decide_rounds(t, y, start);
+    second_switches = decide_rounds(t, y, start);
   } catch (const SimulationError&) {
     decided = false;
   }
   if (decided) {
     if (const double second_start = fastest_start(t, y);
-        settled_ && std::isfinite(second_start) && second_start <= 1e-9 * first_start)
-      return switches;
+        settled_ && std::isfinite(second_start) && second_start <= most_start) {
+      switches = second_switches;
+      return true;
+    }
   }
   first_pass_.restore(*this, t, y);
   held_events_ = std::move(first_events);
-  return first_switches;
+  return false;
 }
 
 int ElementSwitching::decide_rounds(double t, VecX& y, bool start) {

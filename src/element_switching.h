@@ -97,6 +97,13 @@ class ElementSwitching : public SwitchingSet<ElementSwitching> {
   /// decision was undone at once; kept only where it holds at rest what the
   /// first pass set moving. Returns the switches of the pass that stands.
   int decide_again_with_contact_splits(double t, VecX& y, bool start, int first_switches);
+  /// The second pass from before_, with the contact-modes split search: kept
+  /// (true, its switches in `switches`) where its rounds settle and its
+  /// fastest_start is finite and at most `most_start`; else the first pass
+  /// (saved here) restored with its events. Also where the first pass
+  /// stopped as Painleve after undoing a stick decision (most_start
+  /// infinite), its failure standing if this returns false.
+  bool second_pass_kept(double t, VecX& y, bool start, double most_start, int& switches);
   /// The fastest slip acceleration of an element at rest that slips, at the
   /// end of a pass; infinite where a stuck element is beyond its limit.
   double fastest_start(double t, const VecX& y);
