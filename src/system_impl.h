@@ -70,6 +70,7 @@ struct System::ModeSnapshot {
   int structure_version = 0;
   std::vector<std::string> warnings;
   std::map<std::string, int> warning_repeats;
+  std::set<std::string> dependent_rows_named;
   double energy_reference = 0.0;
   double last_impact_time = 0.0;
   bool contact_split_search = false;
@@ -796,6 +797,9 @@ struct System::Impl {
   VecX tree_rhs;
   std::vector<std::string> warnings;
   std::map<std::string, int> warning_repeats;  // text -> times given after the first
+  /// The dependent rows a "redundant constraints" warning has named in this
+  /// run (detect_redundancy says a structure's only where it has a new one).
+  std::set<std::string> dependent_rows_named;
   /// Per dropped row, a self-stress: (row, multiplier) pairs with D^T p = 0,
   /// the dropped row first, then the rows it depends on.
   std::vector<std::vector<std::pair<int, double>>> self_stress;

@@ -47,6 +47,7 @@ std::shared_ptr<const System::ModeSnapshot> System::save_mode() const {
   m->structure_version = s.structure_version;
   m->warnings = s.warnings;
   m->warning_repeats = s.warning_repeats;
+  m->dependent_rows_named = s.dependent_rows_named;
   m->energy_reference = s.energy_reference;
   m->last_impact_time = s.last_impact_time;
   m->contact_split_search = s.contact_split_search;
@@ -99,6 +100,7 @@ void System::restore_mode(const ModeSnapshot& m, double t, const VecX& y) {
   s.structure_version = m.structure_version;
   s.warnings = m.warnings;
   s.warning_repeats = m.warning_repeats;
+  s.dependent_rows_named = m.dependent_rows_named;
   s.energy_reference = m.energy_reference;
   s.last_impact_time = m.last_impact_time;
   s.contact_split_search = m.contact_split_search;

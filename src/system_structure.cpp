@@ -429,12 +429,22 @@ void System::Impl::detect_redundancy(bool report, double sine) {
     self_stress.push_back(std::move(mode));
     dropped_names.push_back(row_name(static_cast<int>(r)));
   }
-  if (report && !dropped_names.empty())
+  // Said where a row depends on the others that no earlier warning of the
+  // run named: a box on a rough floor flush against a rough wall changes
+  // its structure at every stick and slip, and sliding along the wall to a
+  // stop in 0.1 s it logged 20 such warnings, each naming most of the rows
+  // of one before (3 now)
+  const bool new_row =
+      std::any_of(dropped_names.begin(), dropped_names.end(),
+                  [&](const std::string& name) { return !dependent_rows_named.contains(name); });
+  if (report && new_row) {
+    dependent_rows_named.insert(dropped_names.begin(), dropped_names.end());
     warn(fmt::format(
         "redundant constraints: {} dependent row(s) eliminated ({}); the motion is unique but "
         "these reaction components are not (statically indeterminate): {}",
         dropped_names.size(), internal::join_names(dropped_names, 20),
         internal::join_names(non_unique_components(), 20)));
+  }
 }
 
 // A latch closes where the bodies are: the follower frame becomes the base
