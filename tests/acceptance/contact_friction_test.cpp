@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -1247,6 +1248,34 @@ void expect_box_sliding_along_a_wall_to_stop(double fx, double fy) {
 TEST(ContactFriction, ABoxSlidingAlongAWallStopsWhereFloorAndWallHoldIt) {
   expect_box_sliding_along_a_wall_to_stop(3.0, 6.0);
   expect_box_sliding_along_a_wall_to_stop(0.0, 4.0);
+}
+
+// Its structure changes at every stick and slip: each "redundant
+// constraints" warning names a dependent row that no earlier one did (the
+// run logged 20, each naming most of the rows of one before; now 3)
+TEST(ContactFriction, ABoxSlidingAlongAWallToAStopNamesEachDependentRowInOneWarning) {
+  const test::RecordedRun r = box_against_a_wall(0.0, 4.0, "[0.0035, 0.0035, 0.0067]", -0.05);
+  std::set<std::string> named;
+  int warnings = 0;
+  for (const EventRecord& e : r.events) {
+    if (e.kind != "warning" || e.detail.rfind("redundant constraints", 0) != 0) continue;
+    ++warnings;
+    // the rows: "... eliminated (row, row, ...)"
+    const std::string before = "eliminated (";
+    const std::size_t open = e.detail.find(before) + before.size() - 1;
+    const std::size_t close = e.detail.find(')', open);
+    ASSERT_NE(e.detail.find(before), std::string::npos) << e.detail;
+    ASSERT_NE(close, std::string::npos) << e.detail;
+    bool new_row = false;
+    std::stringstream rows(e.detail.substr(open + 1, close - open - 1));
+    for (std::string row; std::getline(rows, row, ',');) {
+      row.erase(0, row.find_first_not_of(' '));
+      new_row = named.insert(row).second || new_row;
+    }
+    EXPECT_TRUE(new_row) << e.detail;
+  }
+  EXPECT_GE(warnings, 1);
+  EXPECT_LE(warnings, 3);
 }
 
 // Pushed (3, 6.5) N it slides back from the stop (4.6 s a run in Release:
