@@ -24,9 +24,13 @@
 // alike to the solve's multipliers and to the unit responses of the
 // friction forces (system_joint_friction.cpp): the normal forces stay
 // linear in the friction forces and the slip solve and the stick/slip
-// decision see the same normal forces as the dynamics. Modes with a joint's row or a joint
-// limit's (moments, drivers' loads) are left as they are: their reactions
-// are reported as statically indeterminate. The modes are those of the
+// decision see the same normal forces as the dynamics. Modes that join
+// contact rows through a bilateral joint's rows (two boxes welded side by
+// side on a floor) are moved too, the joint's rows following the contact
+// rows' split (they take no part in the norms). Modes with a driver's row,
+// another hold's or a joint limit's (moments, drivers' loads), or among a
+// joint's rows alone, are left as they are: their reactions are reported
+// as statically indeterminate. The modes are those of the
 // redundancy analysis, exact while the points stay fixed in their bodies:
 // for points of one body the dependence is affine (sum s_i = 0, sum s_i
 // p_i = 0 for points on a plane), which a rigid motion keeps; a rank change
@@ -55,8 +59,9 @@ bool same_modes(const System::Impl::DependentContacts& cache,
 }
 
 // The row kinds of `press_dependent_contacts`: a contact point's normal
-// row, one of its tangents' hold rows.
-enum RowKind : char { kOther = 0, kNormal = 1, kTangentHold = 2 };
+// row, one of its tangents' hold rows, a bilateral joint's row (no driver,
+// no hold, no limit), which follows the contact rows' split.
+enum RowKind : char { kOther = 0, kNormal = 1, kTangentHold = 2, kJoint = 3 };
 
 // The linear map A (modes x rows) that moves a group's multipliers l to
 // l + B A l, B its modes on its rows: the least norm of the tangents' stuck
@@ -65,19 +70,23 @@ enum RowKind : char { kOther = 0, kNormal = 1, kTangentHold = 2 };
 //   a1 = -B_t^+ l_t,   a = a1 - Z (B_n Z)^+ (l_n + B_n a1),
 // Z a basis of the null space of B_t. Where the modes hold one kind only
 // (a box flat on a floor alone: its normals' modes and its tangents' share
-// no row) this is the single least norm -B^+ l.
+// no row) this is the single least norm -B_c^+ l_c over the contact rows.
+// A joint's rows take no part in either norm: they follow.
 MatX least_tangent_then_normal(const MatX& B, const std::vector<int>& rows,
                                const std::vector<char>& kind) {
   const auto r = static_cast<Eigen::Index>(rows.size());
   MatX tangent = MatX::Zero(r, r), normal = MatX::Zero(r, r);  // row selections
   for (Eigen::Index i = 0; i < r; ++i) {
-    const bool hold =
-        kind[static_cast<std::size_t>(rows[static_cast<std::size_t>(i)])] == kTangentHold;
-    (hold ? tangent : normal)(i, i) = 1.0;
+    const char k = kind[static_cast<std::size_t>(rows[static_cast<std::size_t>(i)])];
+    if (k == kTangentHold) tangent(i, i) = 1.0;
+    if (k == kNormal) normal(i, i) = 1.0;
   }
   const MatX B_t = tangent * B, B_n = normal * B;
-  if (B_t.isZero(0.0) || B_n.isZero(0.0))  // one kind only: a single least norm
-    return -MatX(Eigen::CompleteOrthogonalDecomposition<MatX>(B).pseudoInverse());
+  if (B_t.isZero(0.0) || B_n.isZero(0.0)) {  // one kind only: a single least norm
+    const MatX contact = tangent + normal;
+    return -MatX(Eigen::CompleteOrthogonalDecomposition<MatX>(MatX(contact * B)).pseudoInverse() *
+                 contact);
+  }
   Eigen::JacobiSVD<MatX> stage1(B_t, Eigen::ComputeFullU | Eigen::ComputeFullV);
   stage1.setThreshold(1e-10);
   const MatX a1 = -stage1.solve(tangent);  // min-norm least squares: the pseudo-inverse
@@ -109,10 +118,27 @@ void System::Impl::press_dependent_contacts(VecX& mult) {
       if (fj.contact_side >= 0 && fj.stick_slip >= 0)
         if (const int r = hold_row(fj.stick_slip); r >= 0)
           contact[static_cast<std::size_t>(r)] = kTangentHold;
+    // a joint's own rows (not a driver's, a hold's or a limit's)
+    std::vector<char> limit(m, 0);
+    for (std::size_t k = 0; k < contact_sides.size(); ++k)
+      if (const int r = contact_row(static_cast<int>(k)); r >= 0 && contact_sides[k].contact < 0)
+        limit[static_cast<std::size_t>(r)] = 1;
+    for (std::size_t r = 0; r < m; ++r) {
+      const Instance& inst = instances[static_cast<std::size_t>(row_info[r].instance)];
+      if (contact[r] == kOther && limit[r] == 0 && inst.joint >= 0 && inst.driver < 0)
+        contact[r] = kJoint;
+    }
+    // the modes among contact rows, and those that join contact rows through
+    // joints (two boxes welded side by side on a floor: their eight normals
+    // and the weld's rows), whose joint rows follow the contact rows' split
     std::vector<const std::vector<std::pair<int, double>>*> chosen;
     for (const auto& mode : self_stress)
-      if (std::all_of(mode.begin(), mode.end(), [&](const auto& entry) {
-            return contact[static_cast<std::size_t>(entry.first)] != kOther;
+      if (std::all_of(mode.begin(), mode.end(),
+                      [&](const auto& entry) {
+                        return contact[static_cast<std::size_t>(entry.first)] != kOther;
+                      }) &&
+          std::any_of(mode.begin(), mode.end(), [&](const auto& entry) {
+            return contact[static_cast<std::size_t>(entry.first)] != kJoint;
           }))
         chosen.push_back(&mode);
     // groups: modes joined when they share a row (the first mode on each row)

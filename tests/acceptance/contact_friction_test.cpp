@@ -1338,6 +1338,77 @@ simulate: {{until: 0.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
   }
 }
 
+// Two 1 kg cubes welded side by side on a rough floor, pushed at their
+// centre of mass: one box of 0.4 x 0.2 m on eight corners, whose normal
+// forces' self-stress passes through the weld's rows. That split was left
+// as the solve gave it (modes with a joint's row were): pushed (8, 8) N
+// the corners carried 0.07 to 6.0 N (0.45 to 4.45 N now), it let go at
+// 0.074 s and crept; pushed (9.5, 9.5) N, within what the four-sided
+// pyramid holds on each axis (mu_s m g = 9.81 N), it slid (4.13 mm in
+// 0.1 s). The weld's rows now follow the contact rows' least-norm split.
+// Beyond 9.81 N on both axes it slides, each at (F - mu m g)/m, without
+// turning.
+TEST(ContactFriction, TwoCubesWeldedSideBySideRestAndSlideAsOneBox) {
+  const double mu = 0.4, mu_s = 0.5, m = 2.0;
+  for (const double f : {0.0, 8.0, 9.5, 10.0, 12.0}) {
+    SCOPED_TRACE(fmt::format("push ({0}, {0}) N", f));
+    const Model model = parse_model(fmt::format(R"(
+gravity: [0, 0, -9.81]
+bodies:
+  a: {{mass: 1, inertia: [0.0067, 0.0067, 0.0067], position: [-0.1, 0, 0.1]}}
+  b: {{mass: 1, inertia: [0.0067, 0.0067, 0.0067], position: [0.1, 0, 0.1]}}
+joints:
+  weld: {{type: fixed, between: [a, b], at: [0, 0, 0.1]}}
+shapes:
+  a_shape: {{body: a, type: box, size: [0.2, 0.2, 0.2]}}
+  b_shape: {{body: b, type: box, size: [0.2, 0.2, 0.2]}}
+  floor_plane: {{body: ground, type: plane, normal: [0, 0, 1]}}
+contacts:
+  rough_a: {{type: shapes, between: [ground, a], friction: {{mu: 0.4, mu_static: 0.5}}}}
+  rough_b: {{type: shapes, between: [ground, b], friction: {{mu: 0.4, mu_static: 0.5}}}}
+forces:
+  push: {{type: force, on: a, at: [0, 0, 0.1], components: [{0}, {0}, 0]}}
+simulate: {{until: 0.1, output_step: 0.01, rtol: 1e-10, atol: 1e-12}}
+)",
+                                                f),
+                                    "two cubes welded side by side");
+    std::vector<std::string> channels = {"a.x", "a.y", "a.wz"};
+    for (const char* contact : {"rough_a", "rough_b"})
+      for (int p = 0; p < 4; ++p)
+        for (const char* c :
+             {"normal", "friction_x", "friction_y", "friction_mode_x", "friction_mode_y"})
+          channels.push_back(fmt::format("{}.p{}.{}", contact, p, c));
+    const test::RecordedRun r = test::run_and_record(model, channels);
+    ASSERT_DOUBLE_EQ(r.t.back(), 0.1);
+    const bool slides = f > mu_s * m * kG;
+    const double a = slides ? (f - mu * m * kG) / m : 0.0;
+    for (std::size_t k = 0; k < r.t.size(); ++k) {
+      const double t = r.t[k];
+      EXPECT_NEAR(r["a.x"][k], -0.1 + a * t * t / 2.0, 1e-12) << t;
+      EXPECT_NEAR(r["a.y"][k], a * t * t / 2.0, 1e-12) << t;
+      EXPECT_NEAR(r["a.wz"][k], 0.0, 1e-12) << t;
+      double weight = 0.0;
+      for (const char* contact : {"rough_a", "rough_b"})
+        for (int p = 0; p < 4; ++p) {
+          const std::string point = fmt::format("{}.p{}.", contact, p);
+          const double N = r[point + "normal"][k];
+          weight += N;
+          if (f == 0.0) {
+            EXPECT_NEAR(N, m * kG / 8.0, 1e-9) << point << " at " << t;
+          }
+          for (const char* axis : {"x", "y"}) {
+            const bool stuck = r[point + "friction_mode_" + axis][k] == 0.0;
+            EXPECT_EQ(stuck, !slides) << point << axis << " at " << t;
+            EXPECT_LE(std::abs(r[point + "friction_" + axis][k]),
+                      (stuck ? mu_s : mu) * std::max(N, 0.0) + 1e-9)
+                << point << axis << " at " << t;
+          }
+        }
+      EXPECT_NEAR(weight, m * kG, 1e-9) << t;
+    }
+  }
+}
+
 // The tall box pushed over: b t at (0, yp, 0.4) until it has turned by
 // `ang` about y, then it falls onto its side (restitution e).
 constexpr const char* kPushedOver = R"(
