@@ -1254,6 +1254,73 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     row_mu(o) = mu(i);
     row_mu_static(o) = mu_static(i);
   }
+  // The round cone's tie-break of the enumeration, made on the combination
+  // the complementarity problem found (its pyramid admits one tangent of a
+  // point stuck beside the other slipping at mu N, up to sqrt(2) beyond the
+  // round cone): a contact point with a stuck tangent beyond the round cone
+  // has its stuck tangents set slipping against their forces, and the exact
+  // test made with the round cone too, until a combination holds within it
+  // (true: `mode` and `solution` hold it) or none does (false: both as they
+  // were). Where that test fails with other stuck elements of the set
+  // beyond their limits (the load the slipping ones held moved to them),
+  // those are set slipping too and the test made again. Two cubes welded
+  // side by side, pushed (10, 9) N, beyond the pyramid's 9.81 N along x
+  // only: the x tangents slipping at mu N beside the y ones stuck is
+  // consistent with the pyramid, not the round cone; the dynamics' split
+  // let seven of the eight y tangents go at once, and the pair turned about
+  // the eighth (w_z = -0.19 rad/s at 0.1 s). It now slides along both axes,
+  // each at (F - mu m g)/m, as the single cube of the enumeration does.
+  auto within_round_cone_instead = [&]() {
+    const std::vector<int> pyramid_mode = mode;
+    const VecX pyramid_solution = solution;
+    for (int pass = 0; pass <= deciding; ++pass) {
+      const VecX y = y0 + T * solution;
+      bool let_slip = false;
+      for (int i = 0; i < deciding; ++i) {
+        if (at(i).contact_side < 0 || ball(i)) continue;
+        for (int j = i + 1; j < deciding; ++j) {
+          if (at(j).contact_side != at(i).contact_side) continue;
+          const auto mi = static_cast<std::size_t>(i), mj = static_cast<std::size_t>(j);
+          if (mode[mi] != kStick && mode[mj] != kStick) continue;
+          const double normal = std::max(y(off(i)), 0.0);
+          if (std::hypot(solution(off(i)), solution(off(j))) <= mu_static(i) * normal + force_tol)
+            continue;
+          for (const int e : {i, j})
+            if (mode[static_cast<std::size_t>(e)] == kStick) {
+              mode[static_cast<std::size_t>(e)] =
+                  solution(off(e)) > 0.0 ? kSlipNegative : kSlipPositive;
+              let_slip = true;
+            }
+        }
+      }
+      if (!let_slip) return pass > 0;
+      round_cone = true;
+      const int count = combination_holds();
+      round_cone = false;
+      if (count == 1) continue;
+      // the others stuck beside them then beyond their limits (the pair's
+      // other y tangents, left to hold the whole push along y): set
+      // slipping against their forces, and tested again
+      const VecX after = y0 + T * solution;
+      bool beyond = false;
+      for (int i = 0; i < deciding; ++i) {
+        const auto mi = static_cast<std::size_t>(i);
+        if (at(i).contact_side < 0 || ball(i) || mode[mi] != kStick ||
+            std::abs(solution(off(i))) <= mu_static(i) * std::max(after(off(i)), 0.0) + force_tol)
+          continue;
+        mode[mi] = solution(off(i)) > 0.0 ? kSlipNegative : kSlipPositive;
+        beyond = true;
+      }
+      if (!beyond) break;
+      round_cone = true;
+      const int again = combination_holds();
+      round_cone = false;
+      if (again != 1) break;
+    }
+    mode = pyramid_mode;
+    solution = pyramid_solution;
+    return false;
+  };
   for (const bool static_limit : {true, false}) {
     if (!condensed || (!static_limit && mu == mu_static)) break;
     VecX F;
@@ -1279,6 +1346,14 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
                            "several consistent slip moments here (Painleve's paradox); the rigid "
                            "model does not determine the motion. Lower mu, or model the compliance",
                            names(), deciding));
+    if (!unsolved && spatial_why.empty() && within_round_cone_instead())
+      s.warn(fmt::format(
+          "t = {:.9g} s: {}: at zero slip rate together ({} elements, decided through the "
+          "complementarity problem of Coulomb friction), the combination found holds contact "
+          "points stuck beyond the round cone beside their slipping tangents, within the "
+          "four-sided pyramid; the one with them slipping (and those their load then moves "
+          "beyond their limits) holds within the round cone and is taken",
+          s.t, names(), deciding));
     take(mode, solution);
     return true;
   }
