@@ -913,11 +913,19 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     } else if (!any_stuck) {
       return 0;
     }
-    // stuck forces statically indeterminate: the minimum-norm solution,
-    // then one scalar stuck force at either limit of its cone, or for a
-    // contact at zero (its cone's tip: a contact that would pull, N <= 0,
-    // holds nothing)
-    if (solve_rows(A, b, solution) && consistent(solution)) return 1;
+    // stuck forces statically indeterminate: the minimum-norm solution
+    // (where A is invertible by round-off only, its solution was tried
+    // above), then one scalar stuck force at either limit of its cone, or
+    // for a contact at zero (its cone's tip: a contact that would pull, N <=
+    // 0, holds nothing). One factorisation for all of them.
+    const Eigen::CompleteOrthogonalDecomposition<MatX> rows_cod(A);
+    const VecX particular = rows_cod.solve(b);
+    if (!lu.isInvertible()) {  // solved to the tolerance of solve_rows
+      solution = particular;
+      if ((A * solution - b).norm() <= 1e-9 * (b.norm() + force_scale * A.norm()) &&
+          consistent(solution))
+        return 1;
+    }
     // the least norm of the forces relative to their limits at the instant
     // (each stuck element's share of the load in proportion to what it can
     // hold: a pin of small radius beside a rough contact leaves the load to
@@ -940,12 +948,10 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     }
     // One stuck force at a limit, the row r F = h added. Over the solutions
     // F_p + K a of the rows (F_p their minimum-norm one, K an orthonormal
-    // basis of their kernel, factorised once) the minimum-norm one with it
-    // is F_p + K g^T (h - r F_p) / |g|^2, g = r K; factorising the rows
-    // with it for each trial (up to three per stuck element) took 75 % of a
+    // basis of their kernel) the minimum-norm one with it is
+    // F_p + K g^T (h - r F_p) / |g|^2, g = r K; factorising the rows with
+    // it for each trial (up to three per stuck element) took 75 % of a
     // cube's run pushed along the diagonal.
-    const Eigen::CompleteOrthogonalDecomposition<MatX> rows_cod(A);
-    const VecX particular = rows_cod.solve(b);
     const MatX kernel =
         rows_cod.colsPermutation() * rows_cod.matrixZ().bottomRows(n - rows_cod.rank()).transpose();
     Eigen::RowVectorXd extra(n);
