@@ -1279,7 +1279,7 @@ TEST(ContactFriction, ABoxSlidingAlongAWallToAStopNamesEachDependentRowInOneWarn
   EXPECT_LE(warnings, 3);
 }
 
-// Pushed (3, 6.5) N it slides back from the stop (3.1 s a run in Release:
+// Pushed (3, 6.5) N it slides back from the stop (about 3 s a run in Release:
 // the decision at the reversal enumerates the eight tangents along the wall)
 TEST(ContactFrictionSlow, ABoxSlidingAlongAWallSlidesBackBeyondWhatFloorAndWallHold) {
   expect_box_sliding_along_a_wall_to_stop(3.0, 6.5);
