@@ -952,8 +952,11 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
     // F_p + K g^T (h - r F_p) / |g|^2, g = r K; factorising the rows with
     // it for each trial (up to three per stuck element) took 75 % of a
     // cube's run pushed along the diagonal.
-    const MatX kernel =
-        rows_cod.colsPermutation() * rows_cod.matrixZ().bottomRows(n - rows_cod.rank()).transpose();
+    const Eigen::Index free_directions = n - rows_cod.rank();
+    MatX kernel(n, free_directions);
+    if (free_directions > 0)  // (a permutation of an empty block reads a null pointer)
+      kernel =
+          rows_cod.colsPermutation() * rows_cod.matrixZ().bottomRows(free_directions).transpose();
     Eigen::RowVectorXd extra(n);
     for (int i = 0; i < k; ++i) {
       if (mode[static_cast<std::size_t>(i)] != kStick || ball(i)) continue;
@@ -965,9 +968,11 @@ bool System::decide_friction_together(std::span<const int> elements, std::span<i
         extra(o) += 1.0;
         const double h = limit * y0(o);
         solution = particular;
-        const Eigen::RowVectorXd g = extra * kernel;
-        if (g.squaredNorm() > 1e-24 * extra.squaredNorm())
-          solution += kernel * (g.transpose() * ((h - extra.dot(particular)) / g.squaredNorm()));
+        if (free_directions > 0) {
+          const Eigen::RowVectorXd g = extra * kernel;
+          if (g.squaredNorm() > 1e-24 * extra.squaredNorm())
+            solution += kernel * (g.transpose() * ((h - extra.dot(particular)) / g.squaredNorm()));
+        }
         // solved to the tolerance of solve_rows
         const double residual = std::hypot((A * solution - b).norm(), extra.dot(solution) - h);
         const double tolerance =
